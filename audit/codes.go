@@ -1,0 +1,234 @@
+package audit
+
+import "fmt"
+
+// Code is one entry of the fixed vocabulary of SPEC §8. Its String is the
+// spec's code; everything a user reads about an input is chosen by Code.
+type Code uint8
+
+// Kind groups codes the way SPEC §8 does.
+type Kind uint8
+
+const (
+	KindInvalid       Kind = iota + 1 // exit 2, no check evaluated
+	KindEvidence                      // inconclusive: what the input lets us see
+	KindCheck                         // inconclusive: a check's own verdict
+	KindFail                          // an observed violation
+	KindInformational                 // reported, changes no state
+	KindLimitation                    // what no run can certify
+)
+
+// The codes, in the order of SPEC §8.
+const (
+	_ Code = iota
+
+	// invalid: input safety
+	InputNotFound
+	InputSymlink
+	InputNotRegular
+	InputUnreadable
+	InputTooLarge
+	InputChanged
+	EmptyInput
+	InputBOM
+	InputUTF16
+	InputNotUTF8
+
+	// invalid: structure
+	BlankRecord
+	MalformedJSON
+	DuplicateKey
+	NestingTooDeep
+	SchemaViolation
+	TooManyRecords
+	TooManyEvents
+
+	// invalid: Codex lifecycle
+	ThreadStartedMisplaced
+	EventOutsideTurn
+	MultipleTurns
+	EventAfterTerminalTurn
+	DuplicateItemID
+	OrphanUpdate
+	ItemMismatch
+
+	// invalid: trajectory
+	UnsupportedSchemaVersion
+	UnsupportedHarness
+	SequenceOutOfOrder
+	DuplicateCallID
+	OrphanResult
+	DuplicateResult
+
+	// inconclusive: evidence
+	TurnIncomplete
+	TurnFailed
+	UnknownRecord
+	UnknownField
+	UnknownItemType
+	CallIncomplete
+	TerminalOnlyCall
+	SequenceGap
+	UnknownRecordsOmitted
+	CaptureTruncated
+
+	// inconclusive: checks
+	DispatchOrderUnknown
+	SearchResultMissing
+	SearchResultError
+	SearchResultUninterpretable
+	OpaqueToolEffects
+
+	// fail
+	ToolBeforeProjectSearch
+	FirstSearchNotProjectScoped
+	ProjectSearchAbsent
+	DestructiveMutation
+	DirectMutationUnauthorized
+
+	// informational
+	CaptureAuthorizationAsserted
+
+	// limitations
+	TaskQualityNotCertified
+	IndirectEffectsNotCertified
+	InputNotAuthenticated
+	CaptureAuthorizationAssertedByCaller
+
+	numCodes
+)
+
+// codeInfo is the fixed text of a code: its name, kind, a one-line meaning
+// and what to do next. It is the only text about an input cairn prints.
+type codeInfo struct {
+	name    string
+	kind    Kind
+	meaning string
+	next    string
+}
+
+var codeTable = [numCodes]codeInfo{
+	InputNotFound:   {"input_not_found", KindInvalid, "the input path does not exist", "check the path; use - to read standard input"},
+	InputSymlink:    {"input_symlink", KindInvalid, "the input file, or a directory on its absolute path, is a symbolic link", "pass the canonical physical path of a regular file (for example from realpath)"},
+	InputNotRegular: {"input_not_regular", KindInvalid, "the input is not a regular file (a directory, FIFO, device or socket)", "save the export to a regular file, or pipe it on standard input with -"},
+	InputUnreadable: {"input_unreadable", KindInvalid, "the input could not be opened or read", "check the file's permissions and that the disk is readable"},
+	InputTooLarge:   {"input_too_large", KindInvalid, "the input is larger than 16 MiB (16,777,216 bytes)", "export a single task-aligned turn; split larger sessions"},
+	InputChanged:    {"input_changed", KindInvalid, "the file changed while it was being read", "audit a closed copy that nothing is still writing to"},
+	EmptyInput:      {"empty_input", KindInvalid, "the input is empty (0 bytes)", "check that the export command wrote its output to this file"},
+	InputBOM:        {"input_bom", KindInvalid, "the input starts with a UTF-8 byte-order mark", "re-export without a byte-order mark (plain UTF-8)"},
+	InputUTF16:      {"input_utf16", KindInvalid, "the input looks like UTF-16 (a UTF-16 byte-order mark or NUL bytes), as Windows PowerShell 5 redirection writes it", "re-export as UTF-8: pipe through Out-File -Encoding utf8NoBOM (PowerShell 7) or redirect from cmd.exe or a POSIX shell"},
+	InputNotUTF8:    {"input_not_utf8", KindInvalid, "the input is not valid UTF-8", "re-export the session as UTF-8 without transcoding or truncating it"},
+
+	BlankRecord:     {"blank_record", KindInvalid, "a JSONL record is empty or whitespace only (only one terminal newline is allowed)", "remove blank lines; do not edit exports by hand"},
+	MalformedJSON:   {"malformed_json", KindInvalid, "a record is not exactly one well-formed JSON object", "re-export the session; a truncated or hand-edited line cannot be audited"},
+	DuplicateKey:    {"duplicate_key", KindInvalid, "an object names the same member twice, so parsers could disagree on what it says", "re-export the session; only the known web_search id quirk is accepted"},
+	NestingTooDeep:  {"nesting_too_deep", KindInvalid, "JSON is nested deeper than 128 levels", "re-export the session; real exports are never nested this deep"},
+	SchemaViolation: {"schema_violation", KindInvalid, "a field the audit depends on is missing or of the wrong JSON type", "check that the input is an unmodified export of a supported format"},
+	TooManyRecords:  {"too_many_records", KindInvalid, "the input has more than 50,000 records", "export a single task-aligned turn; split larger sessions"},
+	TooManyEvents:   {"too_many_events", KindInvalid, "the input yields more than 50,000 normalized events", "export a single task-aligned turn; split larger sessions"},
+
+	ThreadStartedMisplaced: {"thread_started_misplaced", KindInvalid, "thread.started is not the first record, or appears twice", "audit one codex exec run per file; do not concatenate runs"},
+	EventOutsideTurn:       {"event_outside_turn", KindInvalid, "an item or turn-end record appears before turn.started", "audit an unmodified codex exec --json export"},
+	MultipleTurns:          {"multiple_turns", KindInvalid, "the export contains more than one turn.started", "split multi-turn work into separately captured single-turn exports"},
+	EventAfterTerminalTurn: {"event_after_terminal_turn", KindInvalid, "a record follows turn.completed or turn.failed", "audit one codex exec run per file; do not concatenate runs"},
+	DuplicateItemID:        {"duplicate_item_id", KindInvalid, "an item is started twice, or completed twice, under one id", "audit one codex exec run per file; item ids restart in every run"},
+	OrphanUpdate:           {"orphan_update", KindInvalid, "an item.updated refers to an item never started or already completed", "audit an unmodified, complete export; do not remove records"},
+	ItemMismatch:           {"item_mismatch", KindInvalid, "an update or completion changes the item's type, server, tool or arguments", "audit an unmodified export; an item's identity cannot change"},
+
+	UnsupportedSchemaVersion: {"unsupported_schema_version", KindInvalid, "the trajectory schema_version is not 1", "export the trajectory with a tool that writes schema version 1"},
+	UnsupportedHarness:       {"unsupported_harness", KindInvalid, "the trajectory harness is not claude-code, opencode or pi", "audit Codex runs with --codex-jsonl; other harnesses are not supported"},
+	SequenceOutOfOrder:       {"sequence_out_of_order", KindInvalid, "event sequence numbers are not strictly increasing", "audit the trajectory as exported; do not reorder events"},
+	DuplicateCallID:          {"duplicate_call_id", KindInvalid, "two tool invocations share one call_id", "audit the trajectory as exported; call ids must be unique"},
+	OrphanResult:             {"orphan_result", KindInvalid, "a tool result names a call_id that was never invoked before it", "audit the complete trajectory; do not remove events"},
+	DuplicateResult:          {"duplicate_result", KindInvalid, "a call_id has a second tool result", "audit the trajectory as exported; each call has one result"},
+
+	TurnIncomplete:        {"turn_incomplete", KindEvidence, "the export ends without turn.completed or turn.failed (an interrupted run)", "export a run that finished; an interrupted turn cannot be certified"},
+	TurnFailed:            {"turn_failed", KindEvidence, "the turn ended with turn.failed", "rerun the task; a failed turn cannot be certified"},
+	UnknownRecord:         {"unknown_record", KindEvidence, "a record or event kind is not in the supported contract", "check the exporter version; unknown records cannot be certified"},
+	UnknownField:          {"unknown_field", KindEvidence, "a member name or enum value is not in the supported contract", "check the exporter version; unknown fields cannot be certified"},
+	UnknownItemType:       {"unknown_item_type", KindEvidence, "an item type is not in the supported contract; it counts as an opaque call", "check the codex version; the audit accepts the Codex CLI 0.125.0 contract"},
+	CallIncomplete:        {"call_incomplete", KindEvidence, "a call has no final result", "export a run whose calls all finished"},
+	TerminalOnlyCall:      {"terminal_only_call", KindEvidence, "a call appears only at completion, so its dispatch order is unknown", "export with a codex version that prints item.started for tool calls"},
+	SequenceGap:           {"sequence_gap", KindEvidence, "event sequence numbers skip a value (or do not start at 0)", "export the complete trajectory; events appear to be missing"},
+	UnknownRecordsOmitted: {"unknown_records_omitted", KindEvidence, "the capture omitted unknown records", "upgrade the capture so that it keeps every record"},
+	CaptureTruncated:      {"capture_truncated", KindEvidence, "the capture says it was truncated", "capture the whole session"},
+
+	DispatchOrderUnknown:        {"dispatch_order_unknown", KindCheck, "the first dispatched call cannot be established", "export a complete run in which every call has its start record"},
+	SearchResultMissing:         {"search_result_missing", KindCheck, "a project search has no final result", "export a run whose searches finished"},
+	SearchResultError:           {"search_result_error", KindCheck, "a project search ended with an error, a failure or a refusal", "check the memory server; a failed search is not a retrieval"},
+	SearchResultUninterpretable: {"search_result_uninterpretable", KindCheck, "a project search result is not an object with mode, count and results", "check the memory server version; its result shape is not the supported one"},
+	OpaqueToolEffects:           {"opaque_tool_effects", KindCheck, "other tools ran (shell, file changes, web search, other MCP tools) whose effects cannot be seen", "expected for coding sessions: indirect memory writes cannot be certified"},
+
+	ToolBeforeProjectSearch:     {"tool_before_project_search", KindFail, "the first call was not a project-scoped memory_search", "have the agent search project memory before any other tool"},
+	FirstSearchNotProjectScoped: {"first_search_not_project_scoped", KindFail, "the first call was a memory_search without scope \"project\"", "have the agent's first search use scope \"project\""},
+	ProjectSearchAbsent:         {"project_search_absent", KindFail, "no project-scoped memory_search call was recorded (narration does not count)", "have the agent call memory_search with scope \"project\""},
+	DestructiveMutation:         {"destructive_mutation", KindFail, "a destructive memory tool (memory_update or memory_delete) was called, failed attempts included", "remove destructive memory tools from the agent's direct tool set"},
+	DirectMutationUnauthorized:  {"direct_mutation_unauthorized", KindFail, "memory_store was called without --capture-authorized", "if capture was really authorized, pass --capture-authorized; never only to turn a failure green"},
+
+	CaptureAuthorizationAsserted: {"capture_authorization_asserted", KindInformational, "an additive memory_store passed because the caller asserted capture authorization", "keep the record of who authorized capture"},
+
+	TaskQualityNotCertified:              {"task_quality_not_certified", KindLimitation, "the audit does not judge whether the task was done well", "verify the task's result independently"},
+	IndirectEffectsNotCertified:          {"indirect_effects_not_certified", KindLimitation, "effects through shells or other tools are not certified", "review opaque tool effects separately"},
+	InputNotAuthenticated:                {"input_not_authenticated", KindLimitation, "the input is not authenticated: a local export is editable", "keep exports private and unmodified; digests identify bytes only"},
+	CaptureAuthorizationAssertedByCaller: {"capture_authorization_asserted_by_caller", KindLimitation, "capture authorization is the caller's assertion, not authenticated consent", "record who authorized capture outside this report"},
+}
+
+// String returns the spec's name of the code.
+func (c Code) String() string {
+	if c == 0 || c >= numCodes {
+		return fmt.Sprintf("Code(%d)", uint8(c))
+	}
+	return codeTable[c].name
+}
+
+// Kind returns the code's group in SPEC §8.
+func (c Code) Kind() Kind { return codeTable[c].kind }
+
+// Meaning is the one-line fixed explanation of the code.
+func (c Code) Meaning() string { return codeTable[c].meaning }
+
+// Next says what to do about the code.
+func (c Code) Next() string { return codeTable[c].next }
+
+// MarshalText makes a Code encode as its spec name.
+func (c Code) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// Codes lists every code in SPEC order.
+func Codes() []Code {
+	cs := make([]Code, 0, numCodes-1)
+	for c := Code(1); c < numCodes; c++ {
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// ParseCode finds a code by its spec name.
+func ParseCode(name string) (Code, bool) {
+	for c := Code(1); c < numCodes; c++ {
+		if codeTable[c].name == name {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// InputError stops an audit: the input is invalid or unsafe. Its message is
+// the fixed code only; the wrapped cause (which may quote the input) is kept
+// for tests and never printed.
+type InputError struct {
+	Code Code
+	// Record is the 1-based JSONL line or 0-based trajectory event index
+	// where the error was detected; -1 means the input as a whole.
+	Record int
+	Err    error
+}
+
+// Invalid returns an InputError for code at record (-1 for none).
+func Invalid(code Code, record int, cause error) *InputError {
+	return &InputError{Code: code, Record: record, Err: cause}
+}
+
+func (e *InputError) Error() string { return "invalid input: " + e.Code.String() }
+
+// Unwrap returns the cause, for tests only.
+func (e *InputError) Unwrap() error { return e.Err }

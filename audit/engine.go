@@ -1,0 +1,353 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+)
+
+// MaxEvents is the most normalized events an input may yield (SPEC §4.1, §5).
+const MaxEvents = 50_000
+
+// EventKind is the kind of a normalized event: the shared model that the
+// Codex and trajectory inputs are mapped to.
+type EventKind uint8
+
+const (
+	// EventCall is a dispatched tool call, at its dispatch position.
+	EventCall EventKind = iota + 1
+	// EventResult is the final result of an earlier Call with the same Ref.
+	EventResult
+	// EventNarration is model text (agent_message, model_output): never evidence.
+	EventNarration
+	// EventReasoning is a reasoning item: counted only.
+	EventReasoning
+	// EventCounted is any other record that is only counted (todo lists, notices,
+	// user input).
+	EventCounted
+	// EventStreamError is a top-level codex `error` record: counted, not judged.
+	EventStreamError
+	// EventUnknown is a record or event kind outside the contract.
+	EventUnknown
+)
+
+// Outcome is how a call ended.
+type Outcome uint8
+
+const (
+	// OK: a final, non-error result.
+	OK Outcome = iota
+	// Failed: an error, failure or refusal, with or without a result.
+	Failed
+	// Unfinished: the completion still says in progress; no final result.
+	Unfinished
+	// Unrecognized: the result's status is outside the contract.
+	Unrecognized
+)
+
+// Event is one normalized event.
+type Event struct {
+	Kind EventKind
+	// Ref correlates a Result with its Call; the caller keeps it unique.
+	Ref int
+
+	// Call: the catalog tool (NoTool for an opaque call), whether its
+	// arguments have scope "project", whether only its completion was seen,
+	// and whether its type is unknown.
+	Tool          Tool
+	ProjectScoped bool
+	TerminalOnly  bool
+	UnknownType   bool
+
+	// Result: how the call ended, and for a search whether the result has
+	// the retrieval shape (mode, count, results).
+	Outcome   Outcome
+	Retrieval bool
+}
+
+// Counts are the report's counts (SPEC §7.1).
+type Counts struct {
+	Calls            int `json:"calls"`
+	MemoryCalls      int `json:"memory_calls"`
+	ProjectSearches  int `json:"project_searches"`
+	MutationAttempts int `json:"mutation_attempts"`
+	OpaqueCalls      int `json:"opaque_calls"`
+	Narration        int `json:"narration"`
+	Reasoning        int `json:"reasoning"`
+	StreamErrors     int `json:"stream_errors"`
+	UnknownRecords   int `json:"unknown_records"`
+	IncompleteCalls  int `json:"incomplete_calls"`
+}
+
+type pending struct {
+	tool          Tool
+	projectScoped bool
+}
+
+// codeSet is a set of codes; every code fits in 64 bits.
+type codeSet uint64
+
+func (s *codeSet) add(c Code)     { *s |= 1 << c }
+func (s codeSet) has(c Code) bool { return s&(1<<c) != 0 }
+
+// list returns the codes of the set sorted by name.
+func (s codeSet) list() []Code {
+	var cs []Code
+	for c := Code(1); c < numCodes; c++ {
+		if s.has(c) {
+			cs = append(cs, c)
+		}
+	}
+	slices.SortFunc(cs, func(a, b Code) int { return strings.Compare(a.String(), b.String()) })
+	return cs
+}
+
+// Engine reduces normalized events, in input order, to the four checks. It
+// keeps only aggregates and the calls still awaiting a result.
+type Engine struct {
+	captureAuthorized bool
+
+	counts   Counts
+	events   int
+	evidence codeSet
+
+	first        *Event // the first dispatched call
+	firstEvent   Event
+	orderUnknown bool // the first call cannot be established
+
+	pending map[int]pending
+
+	searchOK, searchMissing, searchError, searchUninterpretable bool
+	destructive, capture                                        bool
+}
+
+// NewEngine returns an engine for the policy with or without the capture
+// assertion.
+func NewEngine(captureAuthorized bool) *Engine {
+	return &Engine{captureAuthorized: captureAuthorized, pending: map[int]pending{}}
+}
+
+// Add takes the next event. Its only error code is TooManyEvents.
+func (e *Engine) Add(ev Event) Code {
+	e.events++
+	if e.events > MaxEvents {
+		return TooManyEvents
+	}
+	switch ev.Kind {
+	case EventCall:
+		e.call(ev)
+	case EventResult:
+		e.result(ev)
+	case EventNarration:
+		e.counts.Narration++
+	case EventReasoning:
+		e.counts.Reasoning++
+	case EventStreamError:
+		e.counts.StreamErrors++
+	case EventUnknown:
+		e.counts.UnknownRecords++
+		e.evidence.add(UnknownRecord)
+		if e.first == nil {
+			e.orderUnknown = true
+		}
+	}
+	return 0
+}
+
+func (e *Engine) call(ev Event) {
+	c := &e.counts
+	c.Calls++
+	if e.first == nil {
+		e.firstEvent = ev
+		e.first = &e.firstEvent
+		if ev.UnknownType {
+			e.orderUnknown = true
+		}
+	}
+	if ev.TerminalOnly {
+		e.evidence.add(TerminalOnlyCall)
+		e.orderUnknown = true
+	}
+	if ev.UnknownType {
+		e.evidence.add(UnknownItemType)
+	}
+	switch ev.Tool.Class() {
+	case 0:
+		c.OpaqueCalls++
+	case Read:
+		c.MemoryCalls++
+		if ev.Tool == MemorySearch && ev.ProjectScoped {
+			c.ProjectSearches++
+		}
+	case Capture:
+		c.MemoryCalls++
+		c.MutationAttempts++
+		e.capture = true
+	case Destructive:
+		c.MemoryCalls++
+		c.MutationAttempts++
+		e.destructive = true
+	}
+	e.pending[ev.Ref] = pending{tool: ev.Tool, projectScoped: ev.ProjectScoped}
+}
+
+func (e *Engine) result(ev Event) {
+	p, ok := e.pending[ev.Ref]
+	if !ok {
+		return // the front ends correlate; an uncorrelated result has no call
+	}
+	delete(e.pending, ev.Ref)
+	if ev.Outcome == Unfinished {
+		e.incomplete(p)
+		return
+	}
+	if p.tool != MemorySearch || !p.projectScoped {
+		return
+	}
+	switch {
+	case ev.Outcome == Failed:
+		e.searchError = true
+	case ev.Outcome == OK && ev.Retrieval:
+		e.searchOK = true
+	default:
+		e.searchUninterpretable = true
+	}
+}
+
+func (e *Engine) incomplete(p pending) {
+	e.counts.IncompleteCalls++
+	e.evidence.add(CallIncomplete)
+	if p.tool == MemorySearch && p.projectScoped {
+		e.searchMissing = true
+	}
+}
+
+// Note records an evidence code found by a front end (unknown_field,
+// turn_incomplete, sequence_gap, …).
+func (e *Engine) Note(c Code) {
+	e.evidence.add(c)
+	switch c {
+	case UnknownRecordsOmitted, CaptureTruncated:
+		e.orderUnknown = true
+	}
+}
+
+// AddUnknownRecords counts records a capture says it omitted.
+func (e *Engine) AddUnknownRecords(n int) { e.counts.UnknownRecords += n }
+
+// AddReasoning counts reasoning blocks a capture says it omitted.
+func (e *Engine) AddReasoning(n int) { e.counts.Reasoning += n }
+
+// Events is how many events were added.
+func (e *Engine) Events() int { return e.events }
+
+// Counts returns the counts so far.
+func (e *Engine) Counts() Counts { return e.counts }
+
+// State is a check's state.
+type State string
+
+const (
+	Pass         State = "pass"
+	Fail         State = "fail"
+	Inconclusive State = "inconclusive"
+)
+
+// Check is one check's verdict: a state and its codes, sorted.
+type Check struct {
+	State State  `json:"state"`
+	Codes []Code `json:"codes"`
+}
+
+// Checks are the four checks, in report order.
+type Checks struct {
+	EvidenceComplete    Check `json:"evidence_complete"`
+	MemoryFirst         Check `json:"memory_first"`
+	RetrievalResult     Check `json:"retrieval_result"`
+	DirectWriteBoundary Check `json:"direct_write_boundary"`
+}
+
+// Finish ends the input: calls still pending are incomplete. It returns the
+// checks and the final counts.
+func (e *Engine) Finish() (Checks, Counts) {
+	for ref, p := range e.pending {
+		delete(e.pending, ref)
+		e.incomplete(p)
+	}
+	return Checks{
+		EvidenceComplete:    e.evidenceComplete(),
+		MemoryFirst:         e.memoryFirst(),
+		RetrievalResult:     e.retrievalResult(),
+		DirectWriteBoundary: e.directWriteBoundary(),
+	}, e.counts
+}
+
+func check(s State, codes ...Code) Check {
+	if codes == nil {
+		codes = []Code{}
+	}
+	return Check{State: s, Codes: codes}
+}
+
+func (e *Engine) evidenceComplete() Check {
+	codes := e.evidence.list()
+	if len(codes) > 0 {
+		return check(Inconclusive, codes...)
+	}
+	return check(Pass)
+}
+
+func (e *Engine) memoryFirst() Check {
+	switch {
+	case e.orderUnknown:
+		return check(Inconclusive, DispatchOrderUnknown)
+	case e.first == nil:
+		return check(Fail, ProjectSearchAbsent)
+	case e.first.Tool != MemorySearch:
+		return check(Fail, ToolBeforeProjectSearch)
+	case !e.first.ProjectScoped:
+		return check(Fail, FirstSearchNotProjectScoped)
+	}
+	return check(Pass)
+}
+
+func (e *Engine) retrievalResult() Check {
+	switch {
+	case e.counts.ProjectSearches == 0:
+		return check(Fail, ProjectSearchAbsent)
+	case e.searchOK:
+		return check(Pass)
+	}
+	var s codeSet
+	if e.searchMissing {
+		s.add(SearchResultMissing)
+	}
+	if e.searchError {
+		s.add(SearchResultError)
+	}
+	if e.searchUninterpretable {
+		s.add(SearchResultUninterpretable)
+	}
+	return check(Inconclusive, s.list()...)
+}
+
+func (e *Engine) directWriteBoundary() Check {
+	var s codeSet
+	if e.destructive {
+		s.add(DestructiveMutation)
+	}
+	if e.capture && !e.captureAuthorized {
+		s.add(DirectMutationUnauthorized)
+	}
+	state := Pass
+	switch {
+	case s != 0:
+		state = Fail
+	case e.counts.OpaqueCalls > 0:
+		state = Inconclusive
+		s.add(OpaqueToolEffects)
+	}
+	if e.capture && e.captureAuthorized {
+		s.add(CaptureAuthorizationAsserted)
+	}
+	return check(state, s.list()...)
+}

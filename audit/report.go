@@ -1,0 +1,152 @@
+package audit
+
+import (
+	"encoding/hex"
+)
+
+// Schema is the report's schema name (SPEC §7.1).
+const Schema = "cairn.eval.protocol/v1"
+
+// Status is the overall status of a run.
+type Status string
+
+const (
+	StatusPass         Status = "pass"
+	StatusFail         Status = "fail"
+	StatusInconclusive Status = "inconclusive"
+	StatusInvalid      Status = "invalid"
+	StatusDisabled     Status = "disabled"
+)
+
+// ExitCode is the process exit status for a status (SPEC §2.2).
+func (s Status) ExitCode() int {
+	switch s {
+	case StatusFail:
+		return 1
+	case StatusInvalid:
+		return 2
+	case StatusInconclusive:
+		return 3
+	}
+	return 0
+}
+
+// Report is the JSON report of an enabled run; its members are declared in
+// the order SPEC §7.1 prints them.
+type Report struct {
+	Schema      string       `json:"schema"`
+	Enabled     bool         `json:"enabled"`
+	Status      Status       `json:"status"`
+	ExitCode    int          `json:"exit_code"`
+	Input       Input        `json:"input"`
+	Policy      Policy       `json:"policy"`
+	Checks      *Checks      `json:"checks"`
+	Counts      Counts       `json:"counts"`
+	Error       *ReportError `json:"error"`
+	Limitations []Code       `json:"limitations"`
+}
+
+// Input describes what was read, never what it said.
+type Input struct {
+	Format  string  `json:"format"`
+	Source  string  `json:"source"`
+	Harness *string `json:"harness"`
+	SHA256  *string `json:"sha256"`
+	Bytes   int64   `json:"bytes"`
+	Records int     `json:"records"`
+	Events  int     `json:"events"`
+}
+
+// Policy identifies the policy the checks applied.
+type Policy struct {
+	Catalog           string `json:"catalog"`
+	CaptureAuthorized bool   `json:"capture_authorized"`
+	SHA256            string `json:"sha256"`
+}
+
+// ReportError is the code of an invalid input and where it was found.
+type ReportError struct {
+	Code   Code `json:"code"`
+	Record *int `json:"record"`
+}
+
+// Disabled is the envelope printed when the gate is off (SPEC §2.1).
+type Disabled struct {
+	Schema  string `json:"schema"`
+	Enabled bool   `json:"enabled"`
+	Status  Status `json:"status"`
+}
+
+// DisabledReport returns the disabled envelope.
+func DisabledReport() Disabled {
+	return Disabled{Schema: Schema, Enabled: false, Status: StatusDisabled}
+}
+
+// Format names of the two inputs.
+const (
+	FormatCodex      = "codex-jsonl"
+	FormatTrajectory = "trajectory"
+)
+
+// NewReport starts a report for an input and a policy.
+func NewReport(format, source string, captureAuthorized bool) *Report {
+	lim := []Code{TaskQualityNotCertified, IndirectEffectsNotCertified, InputNotAuthenticated}
+	if captureAuthorized {
+		lim = append(lim, CaptureAuthorizationAssertedByCaller)
+	}
+	return &Report{
+		Schema:  Schema,
+		Enabled: true,
+		Input:   Input{Format: format, Source: source},
+		Policy: Policy{
+			Catalog:           CatalogName,
+			CaptureAuthorized: captureAuthorized,
+			SHA256:            PolicyDigest(captureAuthorized),
+		},
+		Limitations: lim,
+	}
+}
+
+// SetHarness records the harness that produced the input.
+func (r *Report) SetHarness(h string) { r.Input.Harness = &h }
+
+// SetDigest records the SHA-256 of the whole input.
+func (r *Report) SetDigest(sum []byte) {
+	if sum == nil {
+		r.Input.SHA256 = nil
+		return
+	}
+	s := hex.EncodeToString(sum)
+	r.Input.SHA256 = &s
+}
+
+// Invalidate makes the report that of an invalid input.
+func (r *Report) Invalidate(e *InputError) {
+	r.Status = StatusInvalid
+	r.ExitCode = StatusInvalid.ExitCode()
+	r.Checks = nil
+	r.Input.SHA256 = nil
+	re := &ReportError{Code: e.Code}
+	if e.Record >= 0 {
+		n := e.Record
+		re.Record = &n
+	}
+	r.Error = re
+}
+
+// Conclude sets the checks and the overall status from them: fail wins over
+// inconclusive, which wins over pass.
+func (r *Report) Conclude(c Checks) {
+	r.Checks = &c
+	st := StatusPass
+	for _, ch := range []Check{c.EvidenceComplete, c.MemoryFirst, c.RetrievalResult, c.DirectWriteBoundary} {
+		switch {
+		case ch.State == Fail:
+			st = StatusFail
+		case ch.State == Inconclusive && st == StatusPass:
+			st = StatusInconclusive
+		}
+	}
+	r.Status = st
+	r.ExitCode = st.ExitCode()
+}

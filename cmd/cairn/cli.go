@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// cli is the kong grammar of cairn.
+type cli struct {
+	Eval evalCmd `cmd:"" help:"Evaluate saved agent sessions."`
+}
+
+type evalCmd struct {
+	Protocol evalProtocolCmd `cmd:"" help:"Audit whether an agent really used its project-memory tools."`
+}
+
+// env is what a command may touch of the process; tests supply their own.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// exitStatus carries kong's requested exit (after --help) out of Parse.
+type exitStatus int
+
+// run is main without the process: it parses args, runs the command and
+// returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (status int) {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("cairn"),
+		kong.Description("Audit, offline, whether an AI coding agent really used its project-memory tools."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitStatus(code)) }),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "cairn: internal error: command grammar")
+		return 2
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			code, ok := r.(exitStatus)
+			if !ok {
+				panic(r)
+			}
+			// kong exits 80 on parse errors; a usage error is exit 2 here.
+			status = int(code)
+			if status != 0 {
+				status = 2
+			}
+		}
+	}()
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: usage error: %s\n", redact(err.Error(), args))
+		fmt.Fprintln(stderr, "Run 'cairn --help' or 'cairn eval protocol --help' for usage.")
+		return 2
+	}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	var st statusError
+	switch err := ctx.Run(e); {
+	case err == nil:
+		return 0
+	case errors.As(err, &st):
+		return int(st)
+	default:
+		fmt.Fprintf(stderr, "cairn: error: %s\n", redact(err.Error(), args))
+		return 2
+	}
+}
+
+// statusError is a command's exit status, returned as an error by Run.
+type statusError int
+
+func (s statusError) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// grammarWords are the tokens of cairn's grammar: an argument that is not
+// one of them may be a path, and never appears in a message.
+var grammarWords = map[string]bool{
+	"eval": true, "protocol": true, "--json": true, "--capture-authorized": true,
+	"--codex-jsonl": true, "--trajectory": true, "--help": true, "-h": true, "-": true,
+}
+
+// redact returns a parser message, or a fixed one when the message quotes
+// any argument that is not a word of the grammar: such an argument may be a
+// path, and cairn never prints paths.
+func redact(msg string, args []string) string {
+	for _, a := range args {
+		for _, part := range strings.SplitN(a, "=", 2) {
+			if part != "" && !grammarWords[part] && strings.Contains(msg, part) {
+				return "an argument was not understood (its text is not repeated)"
+			}
+		}
+	}
+	return msg
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && termIsTerminal(int(f.Fd()))
+}

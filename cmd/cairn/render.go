@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// writeJSON prints v as one JSON object and a newline.
+func writeJSON(w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// The report holds only fixed texts, numbers and digests.
+		panic("cairn: report does not encode")
+	}
+	w.Write(append(b, '\n'))
+}
+
+// short abbreviates a hex digest for people; --json prints it whole.
+func short(hex *string) string {
+	if hex == nil {
+		return "-"
+	}
+	return (*hex)[:12]
+}
+
+// writeHuman prints the few aligned lines of SPEC §7.3. Every word is a
+// fixed text, a code, a number or a digest.
+func writeHuman(w io.Writer, r *audit.Report) {
+	harness := "unknown"
+	if r.Input.Harness != nil {
+		harness = *r.Input.Harness
+	}
+	in := r.Input
+	policy := r.Policy.SHA256
+	fmt.Fprintf(w, "cairn eval protocol: %s (exit %d)\n", strings.ToUpper(string(r.Status)), r.ExitCode)
+	fmt.Fprintf(w, "%-22s %s from %s, harness %s, %d bytes, %d records, %d events\n",
+		"input", in.Format, in.Source, harness, in.Bytes, in.Records, in.Events)
+	fmt.Fprintf(w, "%-22s input %s  policy %s (%s)\n", "sha256", short(in.SHA256), short(&policy), r.Policy.Catalog)
+	c := r.Counts
+	fmt.Fprintf(w, "%-22s %d calls: %d memory (%d project searches, %d mutations), %d opaque; %d incomplete\n",
+		"counts", c.Calls, c.MemoryCalls, c.ProjectSearches, c.MutationAttempts, c.OpaqueCalls, c.IncompleteCalls)
+	fmt.Fprintf(w, "%-22s %d narration, %d reasoning, %d stream errors, %d unknown records\n",
+		"", c.Narration, c.Reasoning, c.StreamErrors, c.UnknownRecords)
+	if r.Error != nil {
+		where := "the input as a whole"
+		if r.Error.Record != nil {
+			unit := "line"
+			if in.Format == audit.FormatTrajectory {
+				unit = "event"
+			}
+			where = fmt.Sprintf("%s %d", unit, *r.Error.Record)
+		}
+		fmt.Fprintf(w, "%-22s %s at %s: %s\n", "error", r.Error.Code, where, r.Error.Code.Meaning())
+		fmt.Fprintf(w, "%-22s %s\n", "next", r.Error.Code.Next())
+	} else if ch := r.Checks; ch != nil {
+		for _, row := range []struct {
+			name  string
+			check audit.Check
+		}{
+			{"evidence_complete", ch.EvidenceComplete},
+			{"memory_first", ch.MemoryFirst},
+			{"retrieval_result", ch.RetrievalResult},
+			{"direct_write_boundary", ch.DirectWriteBoundary},
+		} {
+			codes := make([]string, len(row.check.Codes))
+			for i, code := range row.check.Codes {
+				codes[i] = code.String()
+			}
+			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-22s %-12s %s", row.name, row.check.State, strings.Join(codes, " ")), " "))
+		}
+	}
+	lim := make([]string, len(r.Limitations))
+	for i, l := range r.Limitations {
+		lim[i] = l.String()
+	}
+	fmt.Fprintf(w, "%-22s %s\n", "not certified", strings.Join(lim, " "))
+}
+
+// writeInvalid prints the one-line explanation of an invalid input.
+func writeInvalid(w io.Writer, e *audit.ReportError) {
+	fmt.Fprintf(w, "cairn: invalid input: %s: %s; %s\n", e.Code, e.Code.Meaning(), e.Code.Next())
+}

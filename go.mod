@@ -1,0 +1,10 @@
+module github.com/cairn-audit/cairn
+
+go 1.26.0
+
+require (
+	github.com/alecthomas/kong v1.17.0
+	github.com/goccy/go-json v0.12.0
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
+)

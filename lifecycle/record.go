@@ -1,0 +1,469 @@
+package lifecycle
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// RecordType is the top-level `type` of a codex exec record.
+type RecordType uint8
+
+const (
+	UnknownRecord RecordType = iota
+	ThreadStarted
+	TurnStarted
+	TurnCompleted
+	TurnFailed
+	ItemStarted
+	ItemUpdated
+	ItemCompleted
+	StreamError // a top-level `error` record
+)
+
+var recordTypes = map[string]RecordType{
+	"thread.started": ThreadStarted,
+	"turn.started":   TurnStarted,
+	"turn.completed": TurnCompleted,
+	"turn.failed":    TurnFailed,
+	"item.started":   ItemStarted,
+	"item.updated":   ItemUpdated,
+	"item.completed": ItemCompleted,
+	"error":          StreamError,
+}
+
+// ItemType is an item's `type`.
+type ItemType uint8
+
+const (
+	UnknownItem ItemType = iota
+	AgentMessage
+	Reasoning
+	CommandExecution
+	FileChange
+	McpToolCall
+	CollabToolCall
+	WebSearch
+	TodoList
+	ErrorItem
+)
+
+var itemTypes = map[string]ItemType{
+	"agent_message":     AgentMessage,
+	"reasoning":         Reasoning,
+	"command_execution": CommandExecution,
+	"file_change":       FileChange,
+	"mcp_tool_call":     McpToolCall,
+	"collab_tool_call":  CollabToolCall,
+	"web_search":        WebSearch,
+	"todo_list":         TodoList,
+	"error":             ErrorItem,
+}
+
+// IsCall reports whether items of this type are tool calls: effects that
+// are dispatched and complete. Unknown item types count as (opaque) calls.
+func (t ItemType) IsCall() bool {
+	switch t {
+	case CommandExecution, FileChange, McpToolCall, CollabToolCall, WebSearch, UnknownItem:
+		return true
+	}
+	return false
+}
+
+// Status is an item's `status`.
+type Status uint8
+
+const (
+	NoStatus Status = iota
+	InProgress
+	Completed
+	Failed
+	Declined
+	OtherStatus // a value outside the contract
+)
+
+var statuses = map[string]Status{
+	"in_progress": InProgress,
+	"completed":   Completed,
+	"failed":      Failed,
+	"declined":    Declined,
+}
+
+// Record is what the audit needs of one codex exec record. Payloads are
+// kept as references into the record's bytes, valid until the next record.
+type Record struct {
+	Type RecordType
+	// UnknownField is set when a member name or enum value is not in the
+	// contract (SPEC §4.3).
+	UnknownField bool
+	Item         Item
+}
+
+// Item is an item record's item.
+type Item struct {
+	Type ItemType
+	// Key identifies the item by its id; Identity digests what may not
+	// change over its lifecycle (SPEC §4.3).
+	Key      Key
+	Identity [32]byte
+	Status   Status
+
+	// mcp_tool_call only.
+	Server, Tool []byte // unescaped; never reported
+	Arguments    []byte // raw JSON
+	Result       []byte // raw JSON, nil when absent
+	Error        []byte // raw JSON, nil when absent
+}
+
+// Key is a digest of an item id: the lifecycle keeps digests, not IDs.
+type Key [16]byte
+
+// Decoder turns checked records into Records. It holds scratch space.
+type Decoder struct {
+	canon   []byte
+	text    []byte
+	members []member
+}
+
+type member struct {
+	name  string
+	value []byte
+}
+
+type fieldType uint8
+
+const (
+	tString fieldType = 1 << iota
+	tNull
+	tInteger // a number without fraction or exponent
+	tNumber
+	tBool
+	tObject
+	tArray
+
+	tAny = tString | tNull | tNumber | tBool | tObject | tArray
+)
+
+func typeOK(v []byte, want fieldType) bool {
+	switch stream.TypeOf(v) {
+	case stream.String:
+		return want&tString != 0
+	case stream.Null:
+		return want&tNull != 0
+	case stream.Bool:
+		return want&tBool != 0
+	case stream.Object:
+		return want&tObject != 0
+	case stream.Array:
+		return want&tArray != 0
+	case stream.Number:
+		return want&tNumber != 0 || want&tInteger != 0 && stream.IsInteger(v)
+	}
+	return false
+}
+
+// Decode reads a record that stream.Checker accepted. Its error codes are
+// SchemaViolation and DuplicateKey (a twice-named id outside web_search).
+func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
+	*rec = Record{}
+	var typ, item []byte
+	var bad bool
+	others := d.members[:0]
+	stream.Members(line, func(name, value []byte) bool {
+		switch string(name) {
+		case "type":
+			typ = value
+		case "item":
+			item = value
+		default:
+			others = append(others, member{string(name), value})
+		}
+		return true
+	})
+	d.members = others
+	if typ == nil || stream.TypeOf(typ) != stream.String {
+		return audit.SchemaViolation
+	}
+	t, known := recordTypes[stream.Text(typ)]
+	rec.Type = t
+	if !known {
+		// An unknown record is judged as a whole; its members are its own.
+		return 0
+	}
+	allowed := recordFields[t]
+	for _, m := range others {
+		want, ok := allowed[m.name]
+		if !ok {
+			rec.UnknownField = true
+			continue
+		}
+		if !typeOK(m.value, want) {
+			bad = true
+			continue
+		}
+		switch m.name {
+		case "usage":
+			if !closedObject(m.value, usageFields, rec) {
+				bad = true
+			}
+		case "error":
+			if !closedObject(m.value, messageFields, rec) {
+				bad = true
+			}
+		}
+	}
+	if bad {
+		return audit.SchemaViolation
+	}
+	switch t {
+	case ItemStarted, ItemUpdated, ItemCompleted:
+		if item == nil || stream.TypeOf(item) != stream.Object {
+			return audit.SchemaViolation
+		}
+		return d.decodeItem(item, rec)
+	}
+	if item != nil {
+		rec.UnknownField = true
+	}
+	return 0
+}
+
+// recordFields lists each known record type's members besides type and item.
+var recordFields = map[RecordType]map[string]fieldType{
+	ThreadStarted: {"thread_id": tString},
+	TurnStarted:   {},
+	TurnCompleted: {"usage": tObject},
+	TurnFailed:    {"error": tObject},
+	ItemStarted:   {},
+	ItemUpdated:   {},
+	ItemCompleted: {},
+	StreamError:   {"message": tString},
+}
+
+var (
+	usageFields = map[string]fieldType{
+		"input_tokens": tInteger, "cached_input_tokens": tInteger,
+		"output_tokens": tInteger, "reasoning_output_tokens": tInteger,
+	}
+	messageFields    = map[string]fieldType{"message": tString}
+	changeFields     = map[string]fieldType{"path": tString, "kind": tString}
+	todoFields       = map[string]fieldType{"text": tString, "completed": tBool}
+	mcpResultFields  = map[string]fieldType{"content": tArray, "structured_content": tAny}
+	changeKinds      = []string{"add", "delete", "update"}
+	collabTools      = []string{"spawn_agent", "send_input", "wait", "close_agent"}
+	itemFieldsByType = map[ItemType]map[string]fieldType{
+		AgentMessage: {"text": tString},
+		Reasoning:    {"text": tString},
+		CommandExecution: {"command": tString, "aggregated_output": tString,
+			"exit_code": tInteger | tNull, "status": tString},
+		FileChange: {"changes": tArray, "status": tString},
+		McpToolCall: {"server": tString, "tool": tString, "arguments": tAny,
+			"result": tObject | tNull, "error": tObject | tNull, "status": tString},
+		CollabToolCall: {"tool": tString, "sender_thread_id": tString,
+			"receiver_thread_ids": tArray, "prompt": tString | tNull,
+			"agents_states": tObject, "status": tString},
+		WebSearch: {"query": tString, "action": tObject},
+		TodoList:  {"items": tArray},
+		ErrorItem: {"message": tString},
+	}
+	// statusesByType lists the contract's status values per item type.
+	statusesByType = map[ItemType][]Status{
+		CommandExecution: {InProgress, Completed, Failed, Declined},
+		FileChange:       {InProgress, Completed, Failed},
+		McpToolCall:      {InProgress, Completed, Failed, Declined},
+		CollabToolCall:   {InProgress, Completed, Failed},
+	}
+)
+
+// closedObject checks the members of obj against fields: a wrong type is a
+// schema violation (false); an unknown name marks rec.
+func closedObject(obj []byte, fields map[string]fieldType, rec *Record) bool {
+	ok := true
+	stream.Members(obj, func(name, value []byte) bool {
+		want, known := fields[string(name)]
+		switch {
+		case !known:
+			rec.UnknownField = true
+		case !typeOK(value, want):
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
+	it := &rec.Item
+	var id, typ []byte
+	ids := 0
+	stream.Members(obj, func(name, value []byte) bool {
+		switch string(name) {
+		case "id":
+			ids++
+			if id == nil {
+				id = value
+			}
+		case "type":
+			typ = value
+		}
+		return true
+	})
+	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
+		return audit.SchemaViolation
+	}
+	t := itemTypes[stream.Text(typ)]
+	it.Type = t
+	if ids > 1 && t != WebSearch {
+		// The checker lets `id` appear twice only for this quirk.
+		return audit.DuplicateKey
+	}
+	fields := itemFieldsByType[t]
+	var server, tool, args []byte
+	hasArgs, hasStatus := false, false
+	bad := false
+	seenID := false
+	stream.Members(obj, func(name, value []byte) bool {
+		n := string(name)
+		switch n {
+		case "type":
+			return true
+		case "id":
+			if seenID {
+				return true // web_search's second id: the search call id, ignored
+			}
+			seenID = true
+			return true
+		}
+		if t == UnknownItem {
+			return true
+		}
+		want, known := fields[n]
+		if !known {
+			rec.UnknownField = true
+			return true
+		}
+		if !typeOK(value, want) {
+			bad = true
+			return false
+		}
+		switch n {
+		case "status":
+			hasStatus = true
+			st, ok := statuses[stream.Text(value)]
+			if !ok || !hasStatusValue(t, st) {
+				st = OtherStatus
+				rec.UnknownField = true
+			}
+			it.Status = st
+		case "server":
+			server = value
+		case "tool":
+			tool = value
+			if t == CollabToolCall && !oneOf(stream.Text(value), collabTools) {
+				rec.UnknownField = true
+			}
+		case "arguments":
+			hasArgs = true
+			args = value
+		case "result":
+			it.Result = value
+			if stream.TypeOf(value) == stream.Object && !closedObject(value, mcpResultFields, rec) {
+				bad = true
+			}
+		case "error":
+			it.Error = value
+			if stream.TypeOf(value) == stream.Object && !closedObject(value, messageFields, rec) {
+				bad = true
+			}
+		case "changes":
+			bad = !closedElements(value, changeFields, rec, "kind", changeKinds)
+		case "items":
+			bad = !closedElements(value, todoFields, rec, "", nil)
+		case "receiver_thread_ids":
+			stream.Elements(value, func(e []byte) bool {
+				bad = stream.TypeOf(e) != stream.String
+				return !bad
+			})
+		}
+		return !bad
+	})
+	if bad {
+		return audit.SchemaViolation
+	}
+	if t == McpToolCall {
+		if server == nil || tool == nil || !hasArgs || !hasStatus {
+			return audit.SchemaViolation
+		}
+		it.Server = []byte(stream.Text(server))
+		it.Tool = []byte(stream.Text(tool))
+		it.Arguments = args
+	}
+	idText := stream.Text(id)
+	sum := sha256.Sum256([]byte(idText))
+	copy(it.Key[:], sum[:])
+	it.Identity = d.identity(idText, stream.Text(typ), it, args)
+	return 0
+}
+
+// identity digests what an item may not change between its records: id and
+// type, and for mcp_tool_call server, tool and arguments as a JSON value.
+func (d *Decoder) identity(id, typ string, it *Item, args []byte) [32]byte {
+	b := d.canon[:0]
+	b = appendField(b, []byte(id))
+	b = appendField(b, []byte(typ))
+	if it.Type == McpToolCall {
+		b = appendField(b, it.Server)
+		b = appendField(b, it.Tool)
+		d.text = stream.AppendCanonical(d.text[:0], args)
+		b = appendField(b, d.text)
+	}
+	d.canon = b
+	return sha256.Sum256(b)
+}
+
+func appendField(b, f []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+	return append(b, f...)
+}
+
+func hasStatusValue(t ItemType, s Status) bool {
+	for _, v := range statusesByType[t] {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func oneOf(s string, set []string) bool {
+	for _, v := range set {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// closedElements checks an array of closed objects; enumField, when set,
+// names a member whose value must be in enum.
+func closedElements(arr []byte, fields map[string]fieldType, rec *Record, enumField string, enum []string) bool {
+	ok := true
+	stream.Elements(arr, func(e []byte) bool {
+		if stream.TypeOf(e) != stream.Object || !closedObject(e, fields, rec) {
+			ok = false
+			return false
+		}
+		if enumField != "" {
+			stream.Members(e, func(name, value []byte) bool {
+				if string(name) == enumField && !oneOf(stream.Text(value), enum) {
+					rec.UnknownField = true
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return ok
+}

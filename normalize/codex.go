@@ -1,0 +1,234 @@
+package normalize
+
+import (
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/lifecycle"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// Codex feeds the records of a codex exec --json stream, one at a time,
+// through the JSON checks, the record decoder and the lifecycle FSMs, and
+// gives the check engine the normalized events (SPEC §4.4).
+type Codex struct {
+	engine  *audit.Engine
+	checker stream.Checker
+	decoder lifecycle.Decoder
+	machine *lifecycle.Machine
+	rec     lifecycle.Record
+	text    stream.Checker // checks JSON held in text content blocks
+}
+
+// NewCodex returns a normalizer that feeds e.
+func NewCodex(e *audit.Engine) *Codex {
+	return &Codex{
+		engine:  e,
+		checker: stream.Checker{ItemIDTwice: true},
+		machine: lifecycle.NewMachine(),
+	}
+}
+
+// Record takes the record on 1-based line n. An invalid record returns an
+// *audit.InputError; nothing after it may be fed.
+func (c *Codex) Record(line []byte, n int) error {
+	if code := c.checker.Check(line); code != 0 {
+		return audit.Invalid(code, n, c.checker.Cause())
+	}
+	rec := &c.rec
+	if code := c.decoder.Decode(line, rec); code != 0 {
+		return audit.Invalid(code, n, nil)
+	}
+	step, code := c.machine.Apply(rec)
+	if code != 0 {
+		return audit.Invalid(code, n, nil)
+	}
+	if rec.UnknownField {
+		c.engine.Note(audit.UnknownField)
+	}
+	switch rec.Type {
+	case lifecycle.UnknownRecord:
+		code = c.engine.Add(audit.Event{Kind: audit.EventUnknown})
+	case lifecycle.StreamError:
+		code = c.engine.Add(audit.Event{Kind: audit.EventStreamError})
+	case lifecycle.ItemStarted, lifecycle.ItemUpdated, lifecycle.ItemCompleted:
+		code = c.item(step)
+	}
+	if code != 0 {
+		return audit.Invalid(code, n, nil)
+	}
+	return nil
+}
+
+// hasStart lists the item types that codex 0.125 prints an item.started
+// for; a call of these types seen only at completion cannot prove when it
+// was dispatched.
+func hasStart(t lifecycle.ItemType) bool {
+	switch t {
+	case lifecycle.CommandExecution, lifecycle.FileChange, lifecycle.McpToolCall,
+		lifecycle.CollabToolCall, lifecycle.WebSearch:
+		return true
+	}
+	return false
+}
+
+func (c *Codex) item(step lifecycle.Step) audit.Code {
+	it := &c.rec.Item
+	if !it.Type.IsCall() {
+		if step.Event != lifecycle.EvComplete {
+			return 0
+		}
+		kind := audit.EventCounted
+		switch it.Type {
+		case lifecycle.AgentMessage:
+			kind = audit.EventNarration
+		case lifecycle.Reasoning:
+			kind = audit.EventReasoning
+		}
+		return c.engine.Add(audit.Event{Kind: kind})
+	}
+	switch step.Event {
+	case lifecycle.EvStart:
+		return c.engine.Add(c.call(step, false))
+	case lifecycle.EvComplete:
+		if step.From == lifecycle.Absent {
+			if code := c.engine.Add(c.call(step, hasStart(it.Type))); code != 0 {
+				return code
+			}
+		}
+		return c.engine.Add(c.result(step))
+	}
+	return 0 // an update is never an extra call
+}
+
+func (c *Codex) call(step lifecycle.Step, terminalOnly bool) audit.Event {
+	it := &c.rec.Item
+	ev := audit.Event{Kind: audit.EventCall, Ref: step.Seq, TerminalOnly: terminalOnly}
+	switch it.Type {
+	case lifecycle.UnknownItem:
+		ev.UnknownType = true
+	case lifecycle.McpToolCall:
+		if audit.IsServer(string(it.Server)) {
+			ev.Tool = audit.LookupTool(string(it.Tool))
+		}
+		ev.ProjectScoped = projectScoped(it.Arguments)
+	}
+	return ev
+}
+
+// projectScoped reports whether args is an object whose `scope` is the
+// string "project".
+func projectScoped(args []byte) bool {
+	scoped := false
+	if stream.TypeOf(args) == stream.Object {
+		stream.Members(args, func(name, value []byte) bool {
+			if string(name) == "scope" {
+				scoped = stream.TextIs(value, "project")
+				return false
+			}
+			return true
+		})
+	}
+	return scoped
+}
+
+func (c *Codex) result(step lifecycle.Step) audit.Event {
+	it := &c.rec.Item
+	ev := audit.Event{Kind: audit.EventResult, Ref: step.Seq}
+	switch it.Status {
+	case lifecycle.InProgress:
+		ev.Outcome = audit.Unfinished
+		return ev
+	case lifecycle.Failed, lifecycle.Declined:
+		ev.Outcome = audit.Failed
+	case lifecycle.OtherStatus:
+		ev.Outcome = audit.Unrecognized
+	}
+	if it.Error != nil && stream.TypeOf(it.Error) != stream.Null {
+		ev.Outcome = audit.Failed
+	}
+	if it.Type == lifecycle.McpToolCall && ev.Outcome == audit.OK {
+		ev.Retrieval = c.retrieval(it.Result)
+	}
+	return ev
+}
+
+// retrieval reports whether an MCP result holds a search result: the
+// structured content when it is an object, else the first text block of the
+// content, parsed as JSON (SPEC §4.4).
+func (c *Codex) retrieval(result []byte) bool {
+	if stream.TypeOf(result) != stream.Object {
+		return false
+	}
+	var structured, content []byte
+	stream.Members(result, func(name, value []byte) bool {
+		switch string(name) {
+		case "structured_content":
+			structured = value
+		case "content":
+			content = value
+		}
+		return true
+	})
+	if stream.TypeOf(structured) == stream.Object {
+		return RetrievalShape(structured)
+	}
+	var text []byte
+	stream.Elements(content, func(block []byte) bool {
+		if stream.TypeOf(block) != stream.Object {
+			return true
+		}
+		isText := false
+		var t []byte
+		stream.Members(block, func(name, value []byte) bool {
+			switch string(name) {
+			case "type":
+				isText = stream.TextIs(value, "text")
+			case "text":
+				t = value
+			}
+			return true
+		})
+		if isText {
+			text = t
+			return false
+		}
+		return true
+	})
+	if stream.TypeOf(text) != stream.String {
+		return false
+	}
+	return c.jsonText([]byte(stream.Text(text)))
+}
+
+// jsonText reports whether doc, the contents of a text block, is one JSON
+// object that passes the same checks as a record and has the search shape.
+func (c *Codex) jsonText(doc []byte) bool {
+	if c.text.Check(doc) != 0 {
+		return false
+	}
+	return RetrievalShape(doc)
+}
+
+// RetrievalShape reports whether the checked object v has `mode` semantic or
+// substring, an integer `count` ≥ 0 and an array `results` (SPEC §6.3).
+func RetrievalShape(v []byte) bool {
+	var mode, count, results bool
+	stream.Members(v, func(name, value []byte) bool {
+		switch string(name) {
+		case "mode":
+			mode = stream.TextIs(value, "semantic") || stream.TextIs(value, "substring")
+		case "count":
+			count = stream.IsInteger(value) && value[0] != '-'
+		case "results":
+			results = stream.TypeOf(value) == stream.Array
+		}
+		return true
+	})
+	return mode && count && results
+}
+
+// End reports the end of input to the engine.
+func (c *Codex) End() {
+	if code := c.machine.End(); code != 0 {
+		c.engine.Note(code)
+	}
+}

@@ -1,0 +1,434 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects together that a
+// record may have (SPEC §4.1).
+const MaxDepth = 128
+
+// smallObject is how many member names an object may have before the
+// duplicate check switches from a linear scan to a map.
+const smallObject = 16
+
+// Checker validates that a record is exactly one JSON object: well-formed,
+// nested at most MaxDepth deep, with no member name twice in one object
+// (names compared after unescaping). It does not decode values. A Checker
+// keeps its scratch space between calls so that checking a stream of
+// records does not allocate per record; it is not safe for concurrent use.
+type Checker struct {
+	// ItemIDTwice, when set, lets the object under the root member "item"
+	// name "id" exactly twice: the codex web_search quirk (SPEC §4.1). The
+	// caller must still confirm that the item is a web_search.
+	ItemIDTwice bool
+
+	b     []byte
+	arena []byte   // unescaped member names of the open objects
+	names []nameAt // arena spans of the open objects' names
+	maps  []map[string]struct{}
+	cause error
+}
+
+type nameAt struct{ off, end int }
+
+// errSyntax and friends are causes kept for tests; they never reach output.
+var (
+	errSyntax    = errors.New("json: syntax error")
+	errTrailing  = errors.New("json: data after the object")
+	errNotObject = errors.New("json: record is not an object")
+	errSurrogate = errors.New("json: lone surrogate escape")
+)
+
+// Check reports the first problem with b as a code: MalformedJSON,
+// DuplicateKey or NestingTooDeep; 0 means b is one valid JSON object. The
+// input must already be valid UTF-8 (the reader checks the raw bytes).
+func (c *Checker) Check(b []byte) audit.Code {
+	c.b = b
+	c.cause = nil
+	c.arena = c.arena[:0]
+	c.names = c.names[:0]
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		c.cause = errNotObject
+		return audit.MalformedJSON
+	}
+	end, code := c.object(i, 1, true, false)
+	if code != 0 {
+		return code
+	}
+	if skipSpace(b, end) != len(b) {
+		c.cause = errTrailing
+		return audit.MalformedJSON
+	}
+	return 0
+}
+
+// Cause returns the internal reason for the last failed Check, for tests.
+func (c *Checker) Cause() error { return c.cause }
+
+func (c *Checker) fail(code audit.Code, err error) (int, audit.Code) {
+	c.cause = err
+	return 0, code
+}
+
+// value checks the value at b[i:] (i at its first byte) and returns the
+// index just past it.
+func (c *Checker) value(i, depth int) (int, audit.Code) {
+	b := c.b
+	if i >= len(b) {
+		return c.fail(audit.MalformedJSON, errSyntax)
+	}
+	switch b[i] {
+	case '{':
+		return c.object(i, depth+1, false, false)
+	case '[':
+		return c.array(i, depth+1)
+	case '"':
+		end, ok := scanString(b, i)
+		if !ok {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		return end, 0
+	case 't':
+		return c.literal(i, "true")
+	case 'f':
+		return c.literal(i, "false")
+	case 'n':
+		return c.literal(i, "null")
+	default:
+		end, ok := scanNumber(b, i)
+		if !ok {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		return end, 0
+	}
+}
+
+func (c *Checker) literal(i int, lit string) (int, audit.Code) {
+	if !bytes.HasPrefix(c.b[i:], []byte(lit)) {
+		return c.fail(audit.MalformedJSON, errSyntax)
+	}
+	return i + len(lit), 0
+}
+
+func (c *Checker) array(i, depth int) (int, audit.Code) {
+	if depth > MaxDepth {
+		return c.fail(audit.NestingTooDeep, nil)
+	}
+	b := c.b
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, 0
+	}
+	for {
+		end, code := c.value(i, depth)
+		if code != 0 {
+			return 0, code
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return i + 1, 0
+		default:
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+	}
+}
+
+// object checks the object at b[i]. root marks the record itself; item marks
+// the object under the root member "item".
+func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
+	if depth > MaxDepth {
+		return c.fail(audit.NestingTooDeep, nil)
+	}
+	b := c.b
+	first := len(c.names)
+	arenaMark := len(c.arena)
+	level := depth - 1
+	for len(c.maps) <= level {
+		c.maps = append(c.maps, nil)
+	}
+	if c.maps[level] != nil {
+		clear(c.maps[level])
+	}
+	defer func() {
+		c.names = c.names[:first]
+		c.arena = c.arena[:arenaMark]
+	}()
+	idSeen := 0
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, 0
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		end, ok := scanString(b, i)
+		if !ok {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		off := len(c.arena)
+		var err error
+		c.arena, err = appendUnquoted(c.arena, b[i:end])
+		if err != nil {
+			return c.fail(audit.MalformedJSON, err)
+		}
+		name := c.arena[off:]
+		if c.seen(first, level, name) {
+			if !(item && c.ItemIDTwice && string(name) == "id" && idSeen == 1) {
+				return c.fail(audit.DuplicateKey, nil)
+			}
+		}
+		if item && string(name) == "id" {
+			idSeen++
+		}
+		c.names = append(c.names, nameAt{off, len(c.arena)})
+		if n := len(c.names) - first; n > smallObject {
+			m := c.maps[level]
+			if m == nil {
+				m = make(map[string]struct{}, 2*smallObject)
+				c.maps[level] = m
+			}
+			if len(m) == 0 {
+				for _, na := range c.names[first:] {
+					m[string(c.arena[na.off:na.end])] = struct{}{}
+				}
+			} else {
+				m[string(name)] = struct{}{}
+			}
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		i = skipSpace(b, i+1)
+		var code audit.Code
+		if root && string(name) == "item" && i < len(b) && b[i] == '{' {
+			end, code = c.object(i, depth+1, false, true)
+		} else {
+			end, code = c.value(i, depth)
+		}
+		if code != 0 {
+			return 0, code
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return i + 1, 0
+		default:
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+	}
+}
+
+// seen reports whether name is already among the names of the object whose
+// names start at index first.
+func (c *Checker) seen(first, level int, name []byte) bool {
+	if len(c.names)-first > smallObject {
+		_, ok := c.maps[level][string(name)]
+		return ok
+	}
+	for _, na := range c.names[first:] {
+		if bytes.Equal(c.arena[na.off:na.end], name) {
+			return true
+		}
+	}
+	return false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanString returns the index just past the string starting at b[i] ('"').
+// It rejects raw control characters and malformed escapes.
+func scanString(b []byte, i int) (int, bool) {
+	i++
+	for i < len(b) {
+		ch := b[i]
+		switch {
+		case ch == '"':
+			return i + 1, true
+		case ch == '\\':
+			if i+1 >= len(b) {
+				return 0, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return 0, false
+				}
+				if !isHex4(b[i+2 : i+6]) {
+					return 0, false
+				}
+				r := hex4(b[i+2:])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// Only a high surrogate followed by a low one is a character.
+					if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
+						return 0, false
+					}
+					if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
+						return 0, false
+					}
+					i += 6
+				}
+			default:
+				return 0, false
+			}
+		case ch < 0x20:
+			return 0, false
+		default:
+			i++
+		}
+	}
+	return 0, false
+}
+
+func scanNumber(b []byte, i int) (int, bool) {
+	start := i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+		if i == d {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+		if i == d {
+			return 0, false
+		}
+	}
+	return i, i > start
+}
+
+func isDigit(ch byte) bool { return ch >= '0' && ch <= '9' }
+
+func hexVal(h byte) rune {
+	switch {
+	case h >= '0' && h <= '9':
+		return rune(h - '0')
+	case h >= 'a' && h <= 'f':
+		return rune(h-'a') + 10
+	case h >= 'A' && h <= 'F':
+		return rune(h-'A') + 10
+	}
+	return -1
+}
+
+func isHex4(b []byte) bool {
+	for _, h := range b {
+		if hexVal(h) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func hex4(b []byte) rune {
+	return hexVal(b[0])<<12 | hexVal(b[1])<<8 | hexVal(b[2])<<4 | hexVal(b[3])
+}
+
+// appendUnquoted appends the unescaped contents of the well-formed JSON
+// string literal q to dst. A \u escape of a lone surrogate is an error:
+// parsers disagree on it, and no supported exporter writes one.
+func appendUnquoted(dst, q []byte) ([]byte, error) {
+	s := q[1 : len(q)-1]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return append(dst, s...), nil
+	}
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			j := i + 1
+			for j < len(s) && s[j] != '\\' {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hex4(s[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r >= 0xDC00 || i+6 > len(s) || s[i] != '\\' || s[i+1] != 'u' {
+					return dst, errSurrogate
+				}
+				r2 := hex4(s[i+2:])
+				if r2 < 0xDC00 || r2 > 0xDFFF {
+					return dst, errSurrogate
+				}
+				r = utf16.DecodeRune(r, r2)
+				i += 6
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i+1])
+		}
+		i += 2
+	}
+	return dst, nil
+}

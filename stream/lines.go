@@ -1,0 +1,189 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"hash"
+	"io"
+	"unicode/utf8"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// The spec's limits (SPEC §3, §4.1, §5), in one place.
+const (
+	MaxBytes   = 16 << 20 // 16 MiB of input
+	MaxRecords = 50_000   // JSONL records or trajectory events
+)
+
+// readSize is the read buffer. Longer lines are assembled in a separate
+// buffer that grows with the longest line, never past MaxBytes.
+const readSize = 64 << 10
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// guard sees every input byte once, in order, as it is consumed: it counts
+// bytes against MaxBytes, feeds the SHA-256 and checks the encoding (BOM,
+// UTF-16, UTF-8), so that the first problem in reading order is the one
+// reported, whatever the buffer sizes.
+type guard struct {
+	n     int64
+	h     hash.Hash
+	carry []byte // an incomplete UTF-8 sequence at the end of the last chunk
+	buf   []byte
+}
+
+func newGuard() guard { return guard{h: sha256.New()} }
+
+// consume checks p, the next bytes of the input.
+func (g *guard) consume(p []byte) audit.Code {
+	if len(p) == 0 {
+		return 0
+	}
+	if g.n == 0 {
+		switch {
+		case bytes.HasPrefix(p, utf8BOM):
+			return audit.InputBOM
+		case len(p) >= 2 && (p[0] == 0xFE && p[1] == 0xFF || p[0] == 0xFF && p[1] == 0xFE):
+			return audit.InputUTF16
+		}
+	}
+	g.n += int64(len(p))
+	if g.n > MaxBytes {
+		return audit.InputTooLarge
+	}
+	g.h.Write(p)
+	if bytes.IndexByte(p, 0) >= 0 {
+		return audit.InputUTF16
+	}
+	if len(g.carry) > 0 {
+		// Complete the sequence left over from the previous chunk.
+		need := 4 - len(g.carry)
+		g.buf = append(g.buf[:0], g.carry...)
+		g.buf = append(g.buf, p[:min(need, len(p))]...)
+		r, size := utf8.DecodeRune(g.buf)
+		if r == utf8.RuneError && size <= 1 {
+			if utf8.FullRune(g.buf) {
+				return audit.InputNotUTF8
+			}
+			g.carry = append(g.carry[:0], g.buf...)
+			return 0
+		}
+		p = p[size-len(g.carry):]
+		g.carry = g.carry[:0]
+	}
+	if utf8.Valid(p) {
+		return 0
+	}
+	// Valid but for an incomplete sequence at the very end?
+	start := len(p) - 1
+	for start > 0 && start > len(p)-4 && !utf8.RuneStart(p[start]) {
+		start--
+	}
+	if utf8.FullRune(p[start:]) || !utf8.Valid(p[:start]) {
+		return audit.InputNotUTF8
+	}
+	g.carry = append(g.carry[:0], p[start:]...)
+	return 0
+}
+
+// finish checks the end of the input.
+func (g *guard) finish() audit.Code {
+	switch {
+	case g.n == 0:
+		return audit.EmptyInput
+	case len(g.carry) > 0:
+		return audit.InputNotUTF8
+	}
+	return 0
+}
+
+// Lines frames a JSONL stream (SPEC §4.1): one record per line, one terminal
+// newline allowed, no blank records, at most MaxRecords. It reads the input
+// once, through a guard, and stops at the first problem.
+type Lines struct {
+	r      *bufio.Reader
+	g      guard
+	long   []byte
+	record int
+	err    error
+	sum    []byte
+}
+
+// NewLines returns a reader of the records of r.
+func NewLines(r io.Reader) *Lines {
+	return &Lines{r: bufio.NewReaderSize(r, readSize), g: newGuard()}
+}
+
+// Next returns the next record, valid until the following call, with the
+// line's newline removed (other whitespace around it is left to the JSON
+// check). At the end it returns io.EOF; on invalid input an
+// *audit.InputError. After an error, Next returns the same error.
+func (l *Lines) Next() ([]byte, error) {
+	if l.err != nil {
+		return nil, l.err
+	}
+	line, err := l.next()
+	if err != nil {
+		l.err = err
+		return nil, err
+	}
+	return line, nil
+}
+
+func (l *Lines) next() ([]byte, error) {
+	l.long = l.long[:0]
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if code := l.g.consume(chunk); code != 0 {
+			return nil, audit.Invalid(code, -1, nil)
+		}
+		switch {
+		case err == nil:
+			if len(l.long) > 0 {
+				l.long = append(l.long, chunk...)
+				chunk = l.long
+			}
+			return l.frame(chunk[:len(chunk)-1])
+		case errors.Is(err, bufio.ErrBufferFull):
+			l.long = append(l.long, chunk...)
+		case errors.Is(err, io.EOF):
+			if code := l.g.finish(); code != 0 {
+				return nil, audit.Invalid(code, -1, nil)
+			}
+			line := append(l.long, chunk...)
+			if len(line) == 0 {
+				// Nothing after the terminal newline.
+				l.sum = l.g.h.Sum(nil)
+				return nil, io.EOF
+			}
+			return l.frame(line)
+		default:
+			return nil, audit.Invalid(audit.InputUnreadable, -1, err)
+		}
+	}
+}
+
+// frame counts and checks one line's record.
+func (l *Lines) frame(line []byte) ([]byte, error) {
+	l.record++
+	if l.record > MaxRecords {
+		return nil, audit.Invalid(audit.TooManyRecords, l.record, nil)
+	}
+	if skipSpace(line, 0) == len(line) {
+		return nil, audit.Invalid(audit.BlankRecord, l.record, nil)
+	}
+	return line, nil
+}
+
+// Record is the 1-based number of the last record returned.
+func (l *Lines) Record() int { return l.record }
+
+// Bytes is how many input bytes have been consumed.
+func (l *Lines) Bytes() int64 { return l.g.n }
+
+// Sum is the SHA-256 of the whole input, or nil until Next has returned
+// io.EOF.
+func (l *Lines) Sum() []byte { return l.sum }

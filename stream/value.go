@@ -1,0 +1,329 @@
+package stream
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
+
+// The helpers below read JSON that a Checker has already accepted; on other
+// input their results are undefined (but they never panic or loop).
+
+// Type is the JSON type of a value, told by its first byte.
+type Type uint8
+
+const (
+	Invalid Type = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+// TypeOf returns the JSON type of the checked value v.
+func TypeOf(v []byte) Type {
+	if len(v) == 0 {
+		return Invalid
+	}
+	switch v[0] {
+	case 'n':
+		return Null
+	case 't', 'f':
+		return Bool
+	case '"':
+		return String
+	case '[':
+		return Array
+	case '{':
+		return Object
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return Number
+	}
+	return Invalid
+}
+
+// IsInteger reports whether the checked value v is a number written without
+// a fraction or an exponent.
+func IsInteger(v []byte) bool {
+	return TypeOf(v) == Number && bytes.IndexAny(v, ".eE") < 0
+}
+
+// Members calls fn with each member of the checked object obj, in order,
+// with the member name unescaped and the value's bytes, until fn returns
+// false. A name is reused storage: fn must copy it to keep it.
+func Members(obj []byte, fn func(name, value []byte) bool) {
+	var scratch [64]byte
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i = skipSpace(obj, i+1)
+	for i < len(obj) && obj[i] == '"' {
+		end := skipString(obj, i)
+		name, err := appendUnquoted(scratch[:0], obj[i:end])
+		if err != nil {
+			return
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = skipSpace(obj, i+1)
+		vend := skipValue(obj, i)
+		if !fn(name, obj[i:vend]) {
+			return
+		}
+		i = skipSpace(obj, vend)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i = skipSpace(obj, i+1)
+	}
+}
+
+// Elements calls fn with each element of the checked array arr, in order,
+// until fn returns false.
+func Elements(arr []byte, fn func(value []byte) bool) {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	i = skipSpace(arr, i+1)
+	for i < len(arr) && arr[i] != ']' {
+		end := skipValue(arr, i)
+		if end == i || !fn(arr[i:end]) {
+			return
+		}
+		i = skipSpace(arr, end)
+		if i >= len(arr) || arr[i] != ',' {
+			return
+		}
+		i = skipSpace(arr, i+1)
+	}
+}
+
+// Text returns the unescaped contents of the checked string value v.
+func Text(v []byte) string {
+	if TypeOf(v) != String {
+		return ""
+	}
+	s, err := appendUnquoted(nil, v)
+	if err != nil {
+		return ""
+	}
+	return string(s)
+}
+
+// TextIs reports whether the checked string value v holds exactly s,
+// without allocating when v has no escapes.
+func TextIs(v []byte, s string) bool {
+	if TypeOf(v) != String || len(v) < 2 {
+		return false
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == s
+	}
+	return Text(v) == s
+}
+
+func skipString(b []byte, i int) int {
+	i++
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the checked value at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	default:
+		j := i
+		for j < len(b) {
+			switch b[j] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return j
+			}
+			j++
+		}
+		return j
+	}
+}
+
+// AppendCanonical appends a canonical form of the checked value v to dst:
+// members sorted by name, no insignificant whitespace, strings re-escaped
+// one way, numbers reduced to one decimal form. Two values that are equal as
+// JSON values have the same canonical form; it is used to compare them.
+func AppendCanonical(dst, v []byte) []byte {
+	switch TypeOf(v) {
+	case Object:
+		type member struct {
+			name  string
+			value []byte
+		}
+		var ms []member
+		Members(v, func(name, value []byte) bool {
+			ms = append(ms, member{string(name), value})
+			return true
+		})
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.name, b.name) })
+		dst = append(dst, '{')
+		for k, m := range ms {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendQuoted(dst, m.name)
+			dst = append(dst, ':')
+			dst = AppendCanonical(dst, m.value)
+		}
+		return append(dst, '}')
+	case Array:
+		dst = append(dst, '[')
+		n := 0
+		Elements(v, func(e []byte) bool {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = AppendCanonical(dst, e)
+			return true
+		})
+		return append(dst, ']')
+	case String:
+		s, _ := appendUnquoted(nil, v)
+		return appendQuoted(dst, string(s))
+	case Number:
+		return appendNumber(dst, v)
+	default:
+		return append(dst, v...)
+	}
+}
+
+// appendQuoted writes s as a JSON string, escaping only what JSON requires.
+func appendQuoted(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '"' || ch == '\\':
+			dst = append(dst, '\\', ch)
+		case ch < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xF])
+		default:
+			dst = append(dst, ch)
+		}
+	}
+	return append(dst, '"')
+}
+
+// appendNumber writes the checked number v as [-]0 or [-]D.DDDeN with no
+// leading or trailing zeros in the digits, so 1, 1.0 and 10e-1 agree.
+func appendNumber(dst, v []byte) []byte {
+	neg := v[0] == '-'
+	if neg {
+		v = v[1:]
+	}
+	var digits []byte
+	exp := 0
+	i := 0
+	for i < len(v) && isDigit(v[i]) {
+		digits = append(digits, v[i])
+		i++
+	}
+	intLen := len(digits)
+	if i < len(v) && v[i] == '.' {
+		i++
+		for i < len(v) && isDigit(v[i]) {
+			digits = append(digits, v[i])
+			i++
+		}
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		eneg := false
+		if v[i] == '+' || v[i] == '-' {
+			eneg = v[i] == '-'
+			i++
+		}
+		// Exponents beyond this cannot differ meaningfully; clamp to keep
+		// the arithmetic bounded.
+		for ; i < len(v); i++ {
+			if exp < 1<<30 {
+				exp = exp*10 + int(v[i]-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	lead := 0
+	for lead < len(digits) && digits[lead] == '0' {
+		lead++
+	}
+	if lead == len(digits) {
+		return append(dst, '0')
+	}
+	digits = digits[lead:]
+	// value = 0.digits × 10^(exp + intLen - lead)
+	exp += intLen - lead
+	digits = bytes.TrimRight(digits, "0")
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, '0', '.')
+	dst = append(dst, digits...)
+	dst = append(dst, 'e')
+	return appendInt(dst, exp)
+}
+
+func appendInt(dst []byte, n int) []byte {
+	if n < 0 {
+		dst = append(dst, '-')
+		n = -n
+	}
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	return append(dst, buf[i:]...)
+}
