@@ -1,0 +1,131 @@
+package audit
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// specCodes reads the code names of the §8 table of the SPEC at path.
+func specCodes(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "## 8. Every code")
+	if !ok {
+		t.Fatalf("%s has no section 8", path)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile("`([a-z0-9_]+)`").FindAllStringSubmatch(sec, -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatalf("%s: no codes in section 8", path)
+	}
+	return names
+}
+
+// TestCodesMatchSpec checks that the code base's vocabulary is exactly the
+// §8 table of SPEC.md, both ways, and in the same groups.
+func TestCodesMatchSpec(t *testing.T) {
+	want := specCodes(t, "../docs/SPEC.md")
+	var got []string
+	for _, c := range Codes() {
+		got = append(got, c.String())
+	}
+	for _, n := range want {
+		if !slices.Contains(got, n) {
+			t.Errorf("SPEC code %s is not in the code base", n)
+		}
+	}
+	for _, n := range got {
+		if !slices.Contains(want, n) {
+			t.Errorf("code %s is not in SPEC §8", n)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d codes, want %d (a duplicate?)", len(got), len(want))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("codes are not in SPEC order:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestCodeKindsMatchSpec checks each code's group against the §8 rows.
+func TestCodeKindsMatchSpec(t *testing.T) {
+	b, err := os.ReadFile("../docs/SPEC.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(b), "## 8. Every code")
+	rows := map[string]Kind{
+		"invalid (exit 2)": KindInvalid, "inconclusive: evidence": KindEvidence,
+		"inconclusive: checks": KindCheck, "fail": KindFail,
+		"informational": KindInformational, "limitations": KindLimitation,
+	}
+	code := regexp.MustCompile("`([a-z0-9_]+)`")
+	n := 0
+	for _, line := range strings.Split(sec, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 {
+			continue
+		}
+		label := strings.TrimSpace(cells[1])
+		var kind Kind
+		for prefix, k := range rows {
+			if strings.HasPrefix(label, prefix) {
+				kind = k
+			}
+		}
+		if kind == 0 {
+			continue
+		}
+		for _, m := range code.FindAllStringSubmatch(cells[2], -1) {
+			c, ok := ParseCode(m[1])
+			if !ok {
+				t.Errorf("%s: unknown code", m[1])
+				continue
+			}
+			n++
+			if c.Kind() != kind {
+				t.Errorf("%s: got kind %d, want %d (%s)", m[1], c.Kind(), kind, label)
+			}
+		}
+	}
+	if n != len(Codes()) {
+		t.Errorf("checked %d codes, want %d", n, len(Codes()))
+	}
+}
+
+// TestSpecCopyIsCurrent checks docs/SPEC.md against the shared contract
+// when the workspace has it beside the repository.
+func TestSpecCopyIsCurrent(t *testing.T) {
+	shared, err := os.ReadFile("../../shared/SPEC.md")
+	if err != nil {
+		t.Skip("no ../shared/SPEC.md beside the repository")
+	}
+	ours, err := os.ReadFile("../docs/SPEC.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(shared, ours) {
+		t.Error("docs/SPEC.md differs from ../shared/SPEC.md: copy the contract again")
+	}
+}
+
+// TestCodeTexts checks that every code has its fixed texts.
+func TestCodeTexts(t *testing.T) {
+	for _, c := range Codes() {
+		if c.Meaning() == "" || c.Next() == "" || c.Kind() == 0 {
+			t.Errorf("%s: missing meaning, next step or kind", c)
+		}
+		if got, ok := ParseCode(c.String()); !ok || got != c {
+			t.Errorf("ParseCode(%s) = %v, %v", c, got, ok)
+		}
+	}
+}
