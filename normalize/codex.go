@@ -15,7 +15,6 @@ type Codex struct {
 	decoder lifecycle.Decoder
 	machine *lifecycle.Machine
 	rec     lifecycle.Record
-	text    stream.Checker // checks JSON held in text content blocks
 }
 
 // NewCodex returns a normalizer that feeds e.
@@ -171,59 +170,7 @@ func (c *Codex) retrieval(result []byte) bool {
 	if stream.TypeOf(structured) == stream.Object {
 		return RetrievalShape(structured)
 	}
-	var text []byte
-	stream.Elements(content, func(block []byte) bool {
-		if stream.TypeOf(block) != stream.Object {
-			return true
-		}
-		isText := false
-		var t []byte
-		stream.Members(block, func(name, value []byte) bool {
-			switch string(name) {
-			case "type":
-				isText = stream.TextIs(value, "text")
-			case "text":
-				t = value
-			}
-			return true
-		})
-		if isText {
-			text = t
-			return false
-		}
-		return true
-	})
-	if stream.TypeOf(text) != stream.String {
-		return false
-	}
-	return c.jsonText([]byte(stream.Text(text)))
-}
-
-// jsonText reports whether doc, the contents of a text block, is one JSON
-// object that passes the same checks as a record and has the search shape.
-func (c *Codex) jsonText(doc []byte) bool {
-	if c.text.Check(doc) != 0 {
-		return false
-	}
-	return RetrievalShape(doc)
-}
-
-// RetrievalShape reports whether the checked object v has `mode` semantic or
-// substring, an integer `count` ≥ 0 and an array `results` (SPEC §6.3).
-func RetrievalShape(v []byte) bool {
-	var mode, count, results bool
-	stream.Members(v, func(name, value []byte) bool {
-		switch string(name) {
-		case "mode":
-			mode = stream.TextIs(value, "semantic") || stream.TextIs(value, "substring")
-		case "count":
-			count = stream.IsInteger(value) && value[0] != '-'
-		case "results":
-			results = stream.TypeOf(value) == stream.Array
-		}
-		return true
-	})
-	return mode && count && results
+	return jsonTextRetrieval(firstTextBlock(content))
 }
 
 // End reports the end of input to the engine.

@@ -61,13 +61,11 @@ func (c *evalProtocolCmd) Run(e *env) error {
 			return statusError(2)
 		}
 	}
-	if format == audit.FormatTrajectory {
-		fmt.Fprintln(e.stderr, "cairn: usage error: --trajectory is not supported yet; use --codex-jsonl")
-		return statusError(2)
-	}
 	rep := audit.NewReport(format, source, c.CaptureAuthorized)
-	rep.SetHarness("codex")
-	auditCodex(rep, path, e.stdin, c.CaptureAuthorized)
+	if format == audit.FormatCodex {
+		rep.SetHarness("codex")
+	}
+	runAudit(rep, path, e.stdin, c.CaptureAuthorized)
 	if c.JSON {
 		writeJSON(e.stdout, rep)
 	} else {
@@ -79,66 +77,123 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	return statusError(rep.ExitCode)
 }
 
-// auditCodex reads the codex export at path (or stdin for -) once and fills
-// rep.
-func auditCodex(rep *audit.Report, path string, stdin io.Reader, capture bool) {
-	engine := audit.NewEngine(capture)
-	codex := normalize.NewCodex(engine)
-	fail := func(err error, lines *stream.Lines) {
-		var ie *audit.InputError
-		if !errors.As(err, &ie) {
-			ie = audit.Invalid(audit.InputUnreadable, -1, err)
-		}
-		if lines != nil {
-			rep.Input.Bytes = lines.Bytes()
-			rep.Input.Records = lines.Record()
-		}
-		rep.Input.Events = engine.Events()
-		rep.Counts = engine.Counts()
-		rep.Invalidate(ie)
-	}
+// reader is what both input formats share: the bytes consumed so far and
+// how many records (lines or events) were read.
+type reader interface {
+	Bytes() int64
+	Records() int
+	Sum() []byte
+}
+
+// runAudit reads the input at path (stdin for -) once and fills rep.
+func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 	var r io.Reader = stdin
 	var file *stream.File
 	if path != "-" {
 		if path == "" {
-			fail(audit.Invalid(audit.InputNotFound, -1, nil), nil)
+			rep.Invalidate(audit.Invalid(audit.InputNotFound, -1, nil))
 			return
 		}
 		f, err := stream.Open(path)
 		if err != nil {
-			fail(err, nil)
+			rep.Invalidate(asInputError(err))
 			return
 		}
 		defer f.Close()
 		r, file = f, f
 	}
+	var (
+		in     reader
+		engine *audit.Engine
+		err    error
+	)
+	if rep.Input.Format == audit.FormatCodex {
+		in, engine, err = readCodex(r, capture)
+	} else {
+		var harness string
+		in, engine, harness, err = readTrajectory(r, capture)
+		if harness != "" {
+			rep.SetHarness(harness)
+		}
+	}
+	rep.Input.Bytes = in.Bytes()
+	rep.Input.Records = in.Records()
+	rep.Input.Events = engine.Events()
+	if err == nil && file != nil {
+		err = file.Verify()
+	}
+	if err != nil {
+		rep.Counts = engine.Counts()
+		rep.Invalidate(asInputError(err))
+		return
+	}
+	checks, counts := engine.Finish()
+	rep.SetDigest(in.Sum())
+	rep.Counts = counts
+	rep.Conclude(checks)
+}
+
+func asInputError(err error) *audit.InputError {
+	var ie *audit.InputError
+	if !errors.As(err, &ie) {
+		ie = audit.Invalid(audit.InputUnreadable, -1, err)
+	}
+	return ie
+}
+
+type codexReader struct{ *stream.Lines }
+
+func (c codexReader) Records() int { return c.Record() }
+
+// readCodex runs a codex exec JSONL stream through the engine.
+func readCodex(r io.Reader, capture bool) (reader, *audit.Engine, error) {
+	engine := audit.NewEngine(capture)
+	codex := normalize.NewCodex(engine)
 	lines := stream.NewLines(r)
 	for {
 		line, err := lines.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err == nil {
+			err = codex.Record(line, lines.Record())
+		}
 		if err != nil {
-			fail(err, lines)
-			return
-		}
-		if err := codex.Record(line, lines.Record()); err != nil {
-			fail(err, lines)
-			return
-		}
-	}
-	if file != nil {
-		if err := file.Verify(); err != nil {
-			fail(err, lines)
-			return
+			return codexReader{lines}, engine, err
 		}
 	}
 	codex.End()
-	checks, counts := engine.Finish()
-	rep.Input.Bytes = lines.Bytes()
-	rep.Input.Records = lines.Record()
-	rep.Input.Events = engine.Events()
-	rep.SetDigest(lines.Sum())
-	rep.Counts = counts
-	rep.Conclude(checks)
+	return codexReader{lines}, engine, nil
+}
+
+type trajectoryReader struct{ *stream.Document }
+
+func (t trajectoryReader) Records() int { return t.Events() }
+
+// readTrajectory streams a normalized trajectory through the engine of its
+// harness, and returns the harness once known.
+func readTrajectory(r io.Reader, capture bool) (reader, *audit.Engine, string, error) {
+	traj := normalize.NewTrajectory(capture)
+	doc := stream.NewDocument(r)
+	in := trajectoryReader{doc}
+	for {
+		p, err := doc.Next()
+		if err == nil {
+			switch p.Kind {
+			case stream.Member:
+				err = traj.Member(p.Name, p.Value)
+			case stream.Event:
+				err = traj.Event(p.Value, p.Index)
+			case stream.End:
+				engine, err := traj.End(doc.HasEvents())
+				if err != nil {
+					return in, traj.Engine(), traj.Harness(), err
+				}
+				return in, engine, traj.Harness(), nil
+			}
+		}
+		if err != nil {
+			return in, traj.Engine(), traj.Harness(), err
+		}
+	}
 }

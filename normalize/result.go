@@ -1,0 +1,64 @@
+package normalize
+
+import "github.com/cairn-audit/cairn/stream"
+
+// firstTextBlock returns the `text` value of the first block of type
+// "text" in an array of MCP content blocks, or nil.
+func firstTextBlock(blocks []byte) []byte {
+	var text []byte
+	stream.Elements(blocks, func(block []byte) bool {
+		if stream.TypeOf(block) != stream.Object {
+			return true
+		}
+		isText := false
+		var t []byte
+		stream.Members(block, func(name, value []byte) bool {
+			switch string(name) {
+			case "type":
+				isText = stream.TextIs(value, "text")
+			case "text":
+				t = value
+			}
+			return true
+		})
+		if isText {
+			text = t
+			return false
+		}
+		return true
+	})
+	return text
+}
+
+// jsonTextRetrieval reports whether s, a JSON string value, holds one JSON
+// object that passes the same checks as a record (well-formed, no repeated
+// names, bounded nesting) and has the search result shape.
+func jsonTextRetrieval(s []byte) bool {
+	if stream.TypeOf(s) != stream.String {
+		return false
+	}
+	doc := []byte(stream.Text(s))
+	var c stream.Checker
+	if c.Check(doc) != 0 {
+		return false
+	}
+	return RetrievalShape(doc)
+}
+
+// RetrievalShape reports whether the checked object v has `mode` semantic or
+// substring, an integer `count` ≥ 0 and an array `results` (SPEC §6.3).
+func RetrievalShape(v []byte) bool {
+	var mode, count, results bool
+	stream.Members(v, func(name, value []byte) bool {
+		switch string(name) {
+		case "mode":
+			mode = stream.TextIs(value, "semantic") || stream.TextIs(value, "substring")
+		case "count":
+			count = stream.IsInteger(value) && value[0] != '-'
+		case "results":
+			results = stream.TypeOf(value) == stream.Array
+		}
+		return true
+	})
+	return mode && count && results
+}

@@ -1,0 +1,400 @@
+package normalize
+
+import (
+	"crypto/sha256"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// Harnesses are the trajectory harnesses of SPEC §5, in a fixed order.
+var Harnesses = []string{"claude-code", "opencode", "pi"}
+
+// memoryTool finds a memory tool by its exact name as harness h spells it:
+// the bare catalog name for every harness, plus the harness's native MCP
+// spelling for the servers cairn-memory and cairn_memory. Never by suffix.
+func memoryTool(h, name string) audit.Tool {
+	if t := audit.LookupTool(name); t != audit.NoTool {
+		return t
+	}
+	for _, server := range audit.Servers {
+		var prefix string
+		switch h {
+		case "claude-code":
+			prefix = "mcp__" + server + "__"
+		case "opencode":
+			prefix = server + "_"
+		default:
+			continue
+		}
+		if len(name) > len(prefix) && name[:len(prefix)] == prefix {
+			return audit.LookupTool(name[len(prefix):])
+		}
+	}
+	return audit.NoTool
+}
+
+// callState is what is kept per call id: a digest of the id and whether its
+// result arrived.
+type callState struct {
+	ref    int
+	result bool
+}
+
+// Trajectory maps a normalized trajectory (SPEC §5), streamed part by part,
+// to events. The harness may arrive after the events, and tool names mean
+// different tools per harness, so it feeds one engine per harness and the
+// report uses the one the document names.
+type Trajectory struct {
+	engines map[string]*audit.Engine
+
+	harness       string
+	seen          map[string]bool // required top-level members seen
+	lastSeq       int64
+	haveSeq       bool
+	calls         map[[16]byte]*callState
+	capture       bool
+	unknownFields bool
+}
+
+// NewTrajectory returns a trajectory normalizer for the policy.
+func NewTrajectory(captureAuthorized bool) *Trajectory {
+	t := &Trajectory{
+		engines: map[string]*audit.Engine{},
+		seen:    map[string]bool{},
+		calls:   map[[16]byte]*callState{},
+	}
+	for _, h := range Harnesses {
+		t.engines[h] = audit.NewEngine(captureAuthorized)
+	}
+	return t
+}
+
+// Harness is the document's harness once known and supported, else "".
+func (t *Trajectory) Harness() string { return t.harness }
+
+// Engine is the engine of the document's harness (or, before it is known,
+// one of them: their counts agree).
+func (t *Trajectory) Engine() *audit.Engine {
+	if t.harness != "" {
+		return t.engines[t.harness]
+	}
+	return t.engines[Harnesses[0]]
+}
+
+func invalid(code audit.Code, record int) error { return audit.Invalid(code, record, nil) }
+
+// each applies f to every engine.
+func (t *Trajectory) each(f func(h string, e *audit.Engine) audit.Code) audit.Code {
+	for _, h := range Harnesses {
+		if code := f(h, t.engines[h]); code != 0 {
+			return code
+		}
+	}
+	return 0
+}
+
+func (t *Trajectory) note(code audit.Code) {
+	t.each(func(_ string, e *audit.Engine) audit.Code { e.Note(code); return 0 })
+}
+
+func (t *Trajectory) add(ev audit.Event) audit.Code {
+	return t.each(func(_ string, e *audit.Engine) audit.Code { return e.Add(ev) })
+}
+
+// Member takes a top-level member other than the events array.
+func (t *Trajectory) Member(name string, v []byte) error {
+	var ok bool
+	switch name {
+	case "schema_version":
+		if !stream.IsInteger(v) {
+			return invalid(audit.SchemaViolation, -1)
+		}
+		if string(v) != "1" {
+			return invalid(audit.UnsupportedSchemaVersion, -1)
+		}
+		ok = true
+	case "session_id", "project_root":
+		ok = stream.TypeOf(v) == stream.String
+	case "harness":
+		if stream.TypeOf(v) != stream.String {
+			return invalid(audit.SchemaViolation, -1)
+		}
+		h := stream.Text(v)
+		for _, s := range Harnesses {
+			if s == h {
+				t.harness = h
+			}
+		}
+		if t.harness == "" {
+			return invalid(audit.UnsupportedHarness, -1)
+		}
+		ok = true
+	case "started_at", "ended_at":
+		ok = isTimestamp(v)
+	case "events":
+		// Reached only when `events` is not an array.
+		return invalid(audit.SchemaViolation, -1)
+	case "capture":
+		return t.captureMember(v)
+	default:
+		t.unknownFields = true
+		return nil
+	}
+	if !ok {
+		return invalid(audit.SchemaViolation, -1)
+	}
+	t.seen[name] = true
+	return nil
+}
+
+// isTimestamp reports whether v is a string holding an RFC 3339 time.
+func isTimestamp(v []byte) bool {
+	if stream.TypeOf(v) != stream.String {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339Nano, stream.Text(v))
+	return err == nil
+}
+
+func (t *Trajectory) captureMember(v []byte) error {
+	if stream.TypeOf(v) != stream.Object {
+		return invalid(audit.SchemaViolation, -1)
+	}
+	var c struct {
+		CapturedAt             json.RawMessage `json:"captured_at"`
+		OmittedReasoningBlocks json.RawMessage `json:"omitted_reasoning_blocks"`
+		OmittedUnknownRecords  json.RawMessage `json:"omitted_unknown_records"`
+		Truncated              json.RawMessage `json:"truncated"`
+	}
+	known := map[string]bool{"captured_at": true, "omitted_reasoning_blocks": true, "omitted_unknown_records": true, "truncated": true}
+	stream.Members(v, func(name, _ []byte) bool {
+		if !known[string(name)] {
+			t.unknownFields = true
+		}
+		return true
+	})
+	if err := json.Unmarshal(v, &c); err != nil {
+		return audit.Invalid(audit.SchemaViolation, -1, err)
+	}
+	reasoning, ok1 := count(c.OmittedReasoningBlocks)
+	unknown, ok2 := count(c.OmittedUnknownRecords)
+	if !isTimestamp(c.CapturedAt) || !ok1 || !ok2 || stream.TypeOf(c.Truncated) != stream.Bool {
+		return invalid(audit.SchemaViolation, -1)
+	}
+	t.each(func(_ string, e *audit.Engine) audit.Code {
+		e.AddReasoning(reasoning)
+		e.AddUnknownRecords(unknown)
+		if unknown > 0 {
+			e.Note(audit.UnknownRecordsOmitted)
+		}
+		if string(c.Truncated) == "true" {
+			e.Note(audit.CaptureTruncated)
+		}
+		return 0
+	})
+	t.capture = true
+	return nil
+}
+
+// count decodes a JSON integer ≥ 0 that fits an int.
+func count(v []byte) (int, bool) {
+	if !stream.IsInteger(v) || v[0] == '-' {
+		return 0, false
+	}
+	var n int
+	if err := json.Unmarshal(v, &n); err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// event is the decoded envelope of one element of `events`.
+type event struct {
+	sequence, kind, payload []byte
+}
+
+// Event takes the element at index i of `events`.
+func (t *Trajectory) Event(v []byte, i int) error {
+	if stream.TypeOf(v) != stream.Object {
+		return invalid(audit.SchemaViolation, i)
+	}
+	var ev event
+	stream.Members(v, func(name, value []byte) bool {
+		switch string(name) {
+		case "sequence":
+			ev.sequence = value
+		case "kind":
+			ev.kind = value
+		case "payload":
+			ev.payload = value
+		default:
+			t.unknownFields = true
+		}
+		return true
+	})
+	if !stream.IsInteger(ev.sequence) || stream.TypeOf(ev.kind) != stream.String || stream.TypeOf(ev.payload) != stream.Object {
+		return invalid(audit.SchemaViolation, i)
+	}
+	var seq int64
+	if err := json.Unmarshal(ev.sequence, &seq); err != nil {
+		return audit.Invalid(audit.SchemaViolation, i, err)
+	}
+	switch {
+	case !t.haveSeq:
+		if seq != 0 {
+			t.note(audit.SequenceGap)
+		}
+	case seq <= t.lastSeq:
+		return invalid(audit.SequenceOutOfOrder, i)
+	case seq != t.lastSeq+1:
+		t.note(audit.SequenceGap)
+	}
+	t.haveSeq, t.lastSeq = true, seq
+
+	var code audit.Code
+	switch stream.Text(ev.kind) {
+	case "tool_invocation":
+		return t.invocation(ev.payload, i)
+	case "tool_result":
+		return t.result(ev.payload, i)
+	case "model_output", "user_input":
+		var text []byte
+		stream.Members(ev.payload, func(name, value []byte) bool {
+			if string(name) == "text" {
+				text = value
+			} else {
+				t.unknownFields = true
+			}
+			return true
+		})
+		if stream.TypeOf(text) != stream.String {
+			return invalid(audit.SchemaViolation, i)
+		}
+		kind := audit.EventCounted
+		if stream.TextIs(ev.kind, "model_output") {
+			kind = audit.EventNarration
+		}
+		code = t.add(audit.Event{Kind: kind})
+	default:
+		code = t.add(audit.Event{Kind: audit.EventUnknown})
+	}
+	if code != 0 {
+		return invalid(code, i)
+	}
+	return nil
+}
+
+func callKey(id []byte) [16]byte {
+	sum := sha256.Sum256([]byte(stream.Text(id)))
+	var k [16]byte
+	copy(k[:], sum[:])
+	return k
+}
+
+func (t *Trajectory) invocation(p []byte, i int) error {
+	var id, tool, input []byte
+	stream.Members(p, func(name, value []byte) bool {
+		switch string(name) {
+		case "call_id":
+			id = value
+		case "tool_name":
+			tool = value
+		case "input":
+			input = value
+		default:
+			t.unknownFields = true
+		}
+		return true
+	})
+	if stream.TypeOf(id) != stream.String || stream.TypeOf(tool) != stream.String || stream.TypeOf(input) != stream.Object {
+		return invalid(audit.SchemaViolation, i)
+	}
+	k := callKey(id)
+	if _, dup := t.calls[k]; dup {
+		return invalid(audit.DuplicateCallID, i)
+	}
+	t.calls[k] = &callState{ref: i}
+	name := stream.Text(tool)
+	scoped := projectScoped(input)
+	code := t.each(func(h string, e *audit.Engine) audit.Code {
+		return e.Add(audit.Event{Kind: audit.EventCall, Ref: i, Tool: memoryTool(h, name), ProjectScoped: scoped})
+	})
+	if code != 0 {
+		return invalid(code, i)
+	}
+	return nil
+}
+
+func (t *Trajectory) result(p []byte, i int) error {
+	var id, isError, output []byte
+	stream.Members(p, func(name, value []byte) bool {
+		switch string(name) {
+		case "call_id":
+			id = value
+		case "is_error":
+			isError = value
+		case "output":
+			output = value
+		default:
+			t.unknownFields = true
+		}
+		return true
+	})
+	if stream.TypeOf(id) != stream.String || stream.TypeOf(isError) != stream.Bool || output == nil {
+		return invalid(audit.SchemaViolation, i)
+	}
+	c, ok := t.calls[callKey(id)]
+	switch {
+	case !ok:
+		return invalid(audit.OrphanResult, i)
+	case c.result:
+		return invalid(audit.DuplicateResult, i)
+	}
+	c.result = true
+	ev := audit.Event{Kind: audit.EventResult, Ref: c.ref}
+	if string(isError) == "true" {
+		ev.Outcome = audit.Failed
+	} else {
+		ev.Retrieval = outputRetrieval(output)
+	}
+	if code := t.add(ev); code != 0 {
+		return invalid(code, i)
+	}
+	return nil
+}
+
+// outputRetrieval reports whether a tool result output holds a search
+// result: an object, a string holding one JSON object, or an array of
+// content blocks whose first text block holds one (SPEC §5).
+func outputRetrieval(v []byte) bool {
+	switch stream.TypeOf(v) {
+	case stream.Object:
+		return RetrievalShape(v)
+	case stream.String:
+		return jsonTextRetrieval(v)
+	case stream.Array:
+		return jsonTextRetrieval(firstTextBlock(v))
+	}
+	return false
+}
+
+// End ends the document: required members must all have been seen. It
+// returns the engine whose checks the report uses.
+func (t *Trajectory) End(hasEvents bool) (*audit.Engine, error) {
+	for _, name := range []string{"schema_version", "session_id", "harness", "project_root", "started_at", "ended_at"} {
+		if !t.seen[name] {
+			return nil, invalid(audit.SchemaViolation, -1)
+		}
+	}
+	if !t.capture || !hasEvents {
+		return nil, invalid(audit.SchemaViolation, -1)
+	}
+	if t.unknownFields {
+		t.note(audit.UnknownField)
+	}
+	return t.Engine(), nil
+}

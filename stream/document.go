@@ -1,0 +1,394 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// CheckValue is Check for one JSON value of any type, nested inside base
+// containers: the value's own arrays and objects count from base+1.
+func (c *Checker) CheckValue(b []byte, base int) audit.Code {
+	c.b = b
+	c.cause = nil
+	c.arena = c.arena[:0]
+	c.names = c.names[:0]
+	i := skipSpace(b, 0)
+	end, code := c.value(i, base)
+	if code != 0 {
+		return code
+	}
+	if skipSpace(b, end) != len(b) {
+		c.cause = errTrailing
+		return audit.MalformedJSON
+	}
+	return 0
+}
+
+// PartKind says what a Document part is.
+type PartKind uint8
+
+const (
+	// Member is a top-level member other than the events array.
+	Member PartKind = iota + 1
+	// Event is one element of the top-level `events` array.
+	Event
+	// End is the end of the document; the input was read whole.
+	End
+)
+
+// Part is one piece of a trajectory document, valid until the next call.
+type Part struct {
+	Kind  PartKind
+	Name  string // Member: the member's unescaped name
+	Value []byte // Member, Event: the value's bytes, checked
+	Index int    // Event: the 0-based index in `events`
+}
+
+type docState uint8
+
+const (
+	docStart docState = iota
+	docMembers
+	docEvents
+	docEnd
+)
+
+// Document streams one JSON object whose `events` member is an array: it
+// returns the other top-level members whole and the events one element at a
+// time, so that memory grows with the largest element, never with the
+// number of events (SPEC §5). Every byte passes the same guard as JSONL:
+// 16 MiB, encoding, SHA-256. Errors are *audit.InputError; those found in
+// an event carry its index, the others no record.
+type Document struct {
+	r       *bufio.Reader
+	g       guard
+	buf     []byte
+	state   docState
+	first   bool // no member or element read yet at the current level
+	names   [][]byte
+	index   int
+	checker Checker
+	readErr error
+	err     error
+	sum     []byte
+	events  bool
+}
+
+// HasEvents reports whether an `events` array was read.
+func (d *Document) HasEvents() bool { return d.events }
+
+// NewDocument returns a reader of the document in r.
+func NewDocument(r io.Reader) *Document {
+	return &Document{r: bufio.NewReaderSize(r, readSize), g: newGuard()}
+}
+
+// Next returns the next part. After an error it returns the same error.
+func (d *Document) Next() (Part, error) {
+	if d.err != nil {
+		return Part{}, d.err
+	}
+	p, err := d.next()
+	if err != nil {
+		d.err = err
+	}
+	return p, err
+}
+
+// Events is how many event elements have been started.
+func (d *Document) Events() int { return d.index }
+
+// Bytes is how many input bytes have been consumed.
+func (d *Document) Bytes() int64 { return d.g.n }
+
+// Sum is the SHA-256 of the whole input, or nil before End.
+func (d *Document) Sum() []byte { return d.sum }
+
+func (d *Document) fail(code audit.Code, record int) (Part, error) {
+	return Part{}, audit.Invalid(code, record, d.readErr)
+}
+
+func (d *Document) next() (Part, error) {
+	for {
+		switch d.state {
+		case docStart:
+			ch, code := d.token()
+			if code != 0 {
+				return d.fail(code, -1)
+			}
+			if ch != '{' {
+				return d.fail(audit.MalformedJSON, -1)
+			}
+			d.consume(1)
+			d.state, d.first = docMembers, true
+		case docMembers:
+			ch, code := d.token()
+			if code != 0 {
+				return d.fail(code, -1)
+			}
+			if ch == '}' {
+				if code := d.consume(1); code != 0 {
+					return d.fail(code, -1)
+				}
+				d.state = docEnd
+				continue
+			}
+			if !d.first {
+				if ch != ',' {
+					return d.fail(audit.MalformedJSON, -1)
+				}
+				if code := d.consume(1); code != 0 {
+					return d.fail(code, -1)
+				}
+				if ch, code = d.token(); code != 0 {
+					return d.fail(code, -1)
+				}
+			}
+			d.first = false
+			if ch != '"' {
+				return d.fail(audit.MalformedJSON, -1)
+			}
+			name, code := d.name()
+			if code != 0 {
+				return d.fail(code, -1)
+			}
+			if ch, code = d.token(); code != 0 || ch != ':' {
+				return d.fail(orMalformed(code), -1)
+			}
+			if code := d.consume(1); code != 0 {
+				return d.fail(code, -1)
+			}
+			if ch, code = d.token(); code != 0 {
+				return d.fail(code, -1)
+			}
+			if name == "events" && ch == '[' {
+				if code := d.consume(1); code != 0 {
+					return d.fail(code, -1)
+				}
+				d.state, d.first, d.events = docEvents, true, true
+				continue
+			}
+			v, code := d.value(1)
+			if code != 0 {
+				return d.fail(code, -1)
+			}
+			return Part{Kind: Member, Name: name, Value: v}, nil
+		case docEvents:
+			ch, code := d.token()
+			if code != 0 {
+				return d.fail(code, d.index)
+			}
+			if ch == ']' {
+				if code := d.consume(1); code != 0 {
+					return d.fail(code, -1)
+				}
+				d.state, d.first = docMembers, false
+				continue
+			}
+			if !d.first {
+				if ch != ',' {
+					return d.fail(audit.MalformedJSON, d.index)
+				}
+				if code := d.consume(1); code != 0 {
+					return d.fail(code, d.index)
+				}
+				if _, code = d.token(); code != 0 {
+					return d.fail(code, d.index)
+				}
+			}
+			d.first = false
+			if d.index >= MaxRecords {
+				return d.fail(audit.TooManyEvents, d.index)
+			}
+			v, code := d.value(2)
+			if code != 0 {
+				return d.fail(code, d.index)
+			}
+			d.index++
+			return Part{Kind: Event, Value: v, Index: d.index - 1}, nil
+		case docEnd:
+			_, code := d.token()
+			switch {
+			case code == audit.MalformedJSON && d.readErr == nil:
+				// Only white space followed: the expected end.
+			case code != 0:
+				return d.fail(code, -1)
+			default:
+				return d.fail(audit.MalformedJSON, -1)
+			}
+			if code := d.g.finish(); code != 0 {
+				return d.fail(code, -1)
+			}
+			d.sum = d.g.h.Sum(nil)
+			return Part{Kind: End}, nil
+		}
+	}
+}
+
+func orMalformed(code audit.Code) audit.Code {
+	if code == 0 {
+		return audit.MalformedJSON
+	}
+	return code
+}
+
+// peek returns the buffered bytes, reading more when there are none; it is
+// empty at the end of input (or on a read error, kept in readErr).
+func (d *Document) peek() []byte {
+	if d.r.Buffered() == 0 {
+		if _, err := d.r.Peek(1); err != nil {
+			if !errors.Is(err, io.EOF) {
+				d.readErr = err
+			}
+			return nil
+		}
+	}
+	b, _ := d.r.Peek(d.r.Buffered())
+	return b
+}
+
+// consume passes the next n buffered bytes through the guard.
+func (d *Document) consume(n int) audit.Code {
+	b, _ := d.r.Peek(n)
+	code := d.g.consume(b)
+	d.r.Discard(n)
+	return code
+}
+
+// token skips white space and returns the next byte without consuming it.
+// At the end of input it returns MalformedJSON, or the encoding error the
+// guard finds there, or InputUnreadable on a read error.
+func (d *Document) token() (byte, audit.Code) {
+	for {
+		b := d.peek()
+		if len(b) == 0 {
+			if d.readErr != nil {
+				return 0, audit.InputUnreadable
+			}
+			if code := d.g.finish(); code != 0 {
+				return 0, code
+			}
+			return 0, audit.MalformedJSON
+		}
+		i := skipSpace(b, 0)
+		if code := d.consume(i); code != 0 {
+			return 0, code
+		}
+		if i < len(b) {
+			return b[i], 0
+		}
+	}
+}
+
+// name reads a top-level member name and refuses a repeated one.
+func (d *Document) name() (string, audit.Code) {
+	v, code := d.value(1)
+	if code != 0 {
+		return "", code
+	}
+	n, err := appendUnquoted(nil, v)
+	if err != nil {
+		return "", audit.MalformedJSON
+	}
+	for _, seen := range d.names {
+		if bytes.Equal(seen, n) {
+			return "", audit.DuplicateKey
+		}
+	}
+	d.names = append(d.names, n)
+	return string(n), 0
+}
+
+// value reads the extent of the next JSON value, nested in base containers,
+// and checks it. Its bytes are valid until the next call.
+func (d *Document) value(base int) ([]byte, audit.Code) {
+	d.buf = d.buf[:0]
+	depth := 0
+	inString, escaped, scalar, started := false, false, false, false
+	for {
+		b := d.peek()
+		if len(b) == 0 {
+			if d.readErr != nil {
+				return nil, audit.InputUnreadable
+			}
+			if code := d.g.finish(); code != 0 {
+				return nil, code
+			}
+			if scalar {
+				break // a top-level scalar can end the input; the caller judges
+			}
+			return nil, audit.MalformedJSON
+		}
+		i, done := 0, false
+	scan:
+		for ; i < len(b); i++ {
+			ch := b[i]
+			switch {
+			case !started:
+				started = true
+				switch ch {
+				case '{', '[':
+					depth = 1
+					if base+depth > MaxDepth {
+						return nil, audit.NestingTooDeep
+					}
+				case '"':
+					inString = true
+				default:
+					scalar = true
+				}
+			case inString:
+				switch {
+				case escaped:
+					escaped = false
+				case ch == '\\':
+					escaped = true
+				case ch == '"':
+					inString = false
+					if depth == 0 {
+						i++
+						done = true
+						break scan
+					}
+				}
+			case scalar:
+				switch ch {
+				case ',', '}', ']', ' ', '\t', '\n', '\r':
+					done = true
+					break scan
+				}
+			default:
+				switch ch {
+				case '"':
+					inString = true
+				case '{', '[':
+					depth++
+					if base+depth > MaxDepth {
+						return nil, audit.NestingTooDeep
+					}
+				case '}', ']':
+					depth--
+					if depth == 0 {
+						i++
+						done = true
+						break scan
+					}
+				}
+			}
+		}
+		d.buf = append(d.buf, b[:i]...)
+		if code := d.consume(i); code != 0 {
+			return nil, code
+		}
+		if done {
+			break
+		}
+	}
+	if code := d.checker.CheckValue(d.buf, base); code != 0 {
+		return nil, code
+	}
+	return d.buf, 0
+}
