@@ -1,5 +1,3 @@
-// Command cairn audits, offline, whether an AI coding agent really used its
-// project-memory tools. See README.md and docs/.
 package main
 
 import "os"
