@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -44,6 +46,101 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"checks":      checksCmd,
 	"invalid":     invalidCmd,
 	"counts":      countsCmd,
+	"gen":         genCmd,
+	"mkfifo":      mkfifoCmd,
+}
+
+// genCmd writes inputs too large or too odd to commit:
+//
+//	gen records N FILE     thread.started, turn.started, then error records: N lines
+//	gen events N FILE      a trajectory with N user_input events
+//	gen size N FILE        a valid codex export padded to exactly N bytes
+//	gen utf16le FILE       the seed control re-encoded as UTF-16LE with a BOM
+//	gen utf16nobom FILE    the same without the BOM (NUL bytes only)
+func genCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: gen records|events|size N FILE | gen utf16le|utf16nobom FILE")
+	}
+	var b []byte
+	switch args[0] {
+	case "records", "events", "size":
+		if len(args) != 3 {
+			ts.Fatalf("usage: gen %s N FILE", args[0])
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 3 {
+			ts.Fatalf("gen: bad count %q", args[1])
+		}
+		switch args[0] {
+		case "records":
+			b = genRecords(n)
+		case "events":
+			b = genEvents(n)
+		default:
+			b = genSize(n)
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[2]), b, 0o666))
+		return
+	case "utf16le", "utf16nobom":
+		src, err := os.ReadFile(filepath.Join(ts.Getenv("TESTDATA"), "controls", "protocol-codex.jsonl"))
+		ts.Check(err)
+		if args[0] == "utf16le" {
+			b = []byte{0xFF, 0xFE}
+		}
+		for _, r := range string(src) {
+			b = append(b, byte(r), byte(r>>8))
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o666))
+		return
+	}
+	ts.Fatalf("gen: unknown kind %q", args[0])
+}
+
+func genRecords(n int) []byte {
+	var b strings.Builder
+	b.WriteString("{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n")
+	for i := 2; i < n; i++ {
+		b.WriteString("{\"type\":\"error\",\"message\":\"m\"}\n")
+	}
+	return []byte(b.String())
+}
+
+func genEvents(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"schema_version":1,"session_id":"s","harness":"pi","project_root":"/p",` +
+		`"started_at":"2026-10-07T00:00:00Z","ended_at":"2026-10-07T00:01:00Z",` +
+		`"capture":{"captured_at":"2026-10-07T00:01:00Z","omitted_reasoning_blocks":0,"omitted_unknown_records":0,"truncated":false},"events":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"sequence":%d,"kind":"user_input","payload":{"text":"u"}}`, i)
+	}
+	b.WriteString("]}\n")
+	return []byte(b.String())
+}
+
+// genSize pads the first record of a passing export with spaces (JSON
+// white space) to make the file exactly n bytes.
+func genSize(n int) []byte {
+	rest := "{\"type\":\"turn.started\"}\n" +
+		`{"type":"item.started","item":{"id":"a","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"},"result":null,"error":null,"status":"in_progress"}}` + "\n" +
+		`{"type":"item.completed","item":{"id":"a","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"},"result":{"content":[],"structured_content":{"mode":"substring","count":0,"results":[]}},"error":null,"status":"completed"}}` + "\n" +
+		`{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0}}` + "\n"
+	head := `{"type":"thread.started","thread_id":"t"}`
+	pad := n - len(head) - 1 - len(rest)
+	if pad < 0 {
+		pad = 0
+	}
+	return []byte(head + strings.Repeat(" ", pad) + "\n" + rest)
+}
+
+// mkfifoCmd makes a named pipe: mkfifo FILE.
+func mkfifoCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo FILE")
+	}
+	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o666))
 }
 
 // scriptReport is the part of a --json report the assertions read.
