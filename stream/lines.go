@@ -55,9 +55,20 @@ func (g *guard) consume(p []byte) audit.Code {
 		return audit.InputTooLarge
 	}
 	g.h.Write(p)
-	if bytes.IndexByte(p, 0) >= 0 {
+	if i := bytes.IndexByte(p, 0); i >= 0 {
+		// A NUL is UTF-16 evidence, unless an invalid sequence comes before
+		// it: where a chunk ends must not change the code.
+		if code := g.utf8(p[:i]); code != 0 {
+			return code
+		}
 		return audit.InputUTF16
 	}
+	return g.utf8(p)
+}
+
+// utf8 checks that p continues valid UTF-8, keeping an incomplete sequence
+// at its end for the next chunk.
+func (g *guard) utf8(p []byte) audit.Code {
 	if len(g.carry) > 0 {
 		// Complete the sequence left over from the previous chunk.
 		need := 4 - len(g.carry)

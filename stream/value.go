@@ -250,15 +250,16 @@ func appendQuoted(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// appendNumber writes the checked number v as [-]0 or [-]D.DDDeN with no
-// leading or trailing zeros in the digits, so 1, 1.0 and 10e-1 agree.
+// appendNumber writes the checked number v as [-]0 or [-]0.DDDeN with no
+// leading or trailing zeros in the digits, so 1, 1.0 and 10e-1 agree. The
+// exponent is exact however long it is written: two numbers that differ
+// only far out in a huge exponent must not compare equal.
 func appendNumber(dst, v []byte) []byte {
 	neg := v[0] == '-'
 	if neg {
 		v = v[1:]
 	}
 	var digits []byte
-	exp := 0
 	i := 0
 	for i < len(v) && isDigit(v[i]) {
 		digits = append(digits, v[i])
@@ -272,23 +273,15 @@ func appendNumber(dst, v []byte) []byte {
 			i++
 		}
 	}
+	expNeg := false
+	var exp []byte // the exponent's magnitude, decimal, no leading zeros
 	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
 		i++
-		eneg := false
-		if v[i] == '+' || v[i] == '-' {
-			eneg = v[i] == '-'
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			expNeg = v[i] == '-'
 			i++
 		}
-		// Exponents beyond this cannot differ meaningfully; clamp to keep
-		// the arithmetic bounded.
-		for ; i < len(v); i++ {
-			if exp < 1<<30 {
-				exp = exp*10 + int(v[i]-'0')
-			}
-		}
-		if eneg {
-			exp = -exp
-		}
+		exp = bytes.TrimLeft(v[i:], "0")
 	}
 	lead := 0
 	for lead < len(digits) && digits[lead] == '0' {
@@ -297,17 +290,67 @@ func appendNumber(dst, v []byte) []byte {
 	if lead == len(digits) {
 		return append(dst, '0')
 	}
-	digits = digits[lead:]
-	// value = 0.digits × 10^(exp + intLen - lead)
-	exp += intLen - lead
-	digits = bytes.TrimRight(digits, "0")
+	digits = bytes.TrimRight(digits[lead:], "0")
 	if neg {
 		dst = append(dst, '-')
 	}
 	dst = append(dst, '0', '.')
 	dst = append(dst, digits...)
 	dst = append(dst, 'e')
-	return appendInt(dst, exp)
+	// value = 0.digits × 10^(exp + intLen - lead)
+	return appendExponent(dst, expNeg, exp, intLen-lead)
+}
+
+// appendExponent writes the decimal ±mag + shift. |shift| is below the
+// input limit, so once mag has 16 digits or more the sum keeps mag's sign
+// and only its magnitude moves.
+func appendExponent(dst []byte, neg bool, mag []byte, shift int) []byte {
+	if len(mag) < 16 {
+		n := 0
+		for _, d := range mag {
+			n = n*10 + int(d-'0')
+		}
+		if neg {
+			n = -n
+		}
+		return appendInt(dst, n+shift)
+	}
+	if neg {
+		dst = append(dst, '-')
+		shift = -shift
+	}
+	start := len(dst)
+	dst = append(dst, mag...)
+	out := dst[start:]
+	if shift >= 0 {
+		carry := shift
+		for i := len(out) - 1; i >= 0 && carry > 0; i-- {
+			s := int(out[i]-'0') + carry%10
+			carry = carry/10 + s/10
+			out[i] = byte('0' + s%10)
+		}
+		if carry > 0 {
+			var head []byte
+			head = appendInt(head, carry)
+			return append(dst[:start], append(head, out...)...)
+		}
+		return dst
+	}
+	borrow := -shift
+	for i := len(out) - 1; i >= 0 && borrow > 0; i-- {
+		d := int(out[i]-'0') - borrow%10
+		borrow /= 10
+		if d < 0 {
+			d += 10
+			borrow++
+		}
+		out[i] = byte('0' + d)
+	}
+	z := 0
+	for z < len(out)-1 && out[z] == '0' {
+		z++
+	}
+	return append(dst[:start], out[z:]...)
 }
 
 func appendInt(dst []byte, n int) []byte {
