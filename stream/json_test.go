@@ -1,0 +1,339 @@
+package stream
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// codeName renders a code for failure messages; 0 is "ok".
+func codeName(c audit.Code) string {
+	if c == 0 {
+		return "ok"
+	}
+	return c.String()
+}
+
+// shorten keeps failure messages readable for the long generated inputs.
+func shorten(s string) string {
+	if len(s) > 120 {
+		return fmt.Sprintf("%s…(%d bytes)…%s", s[:60], len(s), s[len(s)-40:])
+	}
+	return s
+}
+
+func TestCheckerWellFormed(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want audit.Code
+	}{
+		{"empty object", `{}`, 0},
+		{"spaces around", " \t{ } \t", 0},
+		{"trailing CR", "{}\r", 0},
+		{"all value kinds", `{"s":"x","n":-1.5e+3,"t":true,"f":false,"z":null,"a":[1,[],{}],"o":{"k":[]}}`, 0},
+		{"whitespace everywhere", "{ \"a\" :\t[ 1 ,\r\n 2 ] , \"b\" : { } }", 0},
+		{"valid escapes", `{"a":"\" \\ \/ \b \f \n \r \t \u0041 \u00e9 \uFFFF"}`, 0},
+		{"surrogate pair", `{"a":"\ud83d\ude00"}`, 0},
+		{"surrogate pair in name", `{"\uD83D\uDE00":1}`, 0},
+		{"raw UTF-8", `{"é":"日本語 😀"}`, 0},
+		{"raw DEL", "{\"a\":\"\x7f\"}", 0},
+		{"number zero", `{"a":0}`, 0},
+		{"number negative zero", `{"a":-0}`, 0},
+		{"number fraction", `{"a":0.5}`, 0},
+		{"number exponent forms", `{"a":[1e5,1E5,1e+5,1e-5,-0.0e-0]}`, 0},
+
+		{"empty record", ``, audit.MalformedJSON},
+		{"only spaces", `   `, audit.MalformedJSON},
+		{"array record", `[]`, audit.MalformedJSON},
+		{"string record", `"x"`, audit.MalformedJSON},
+		{"number record", `1`, audit.MalformedJSON},
+		{"null record", `null`, audit.MalformedJSON},
+		{"true record", `true`, audit.MalformedJSON},
+		{"two objects", `{}{}`, audit.MalformedJSON},
+		{"two objects spaced", `{} {}`, audit.MalformedJSON},
+		{"trailing word", `{} x`, audit.MalformedJSON},
+		{"trailing comma after object", `{},`, audit.MalformedJSON},
+		{"trailing bracket", `{}]`, audit.MalformedJSON},
+		{"trailing brace", `{}}`, audit.MalformedJSON},
+		{"unclosed", `{`, audit.MalformedJSON},
+		{"unclosed after name", `{"a"`, audit.MalformedJSON},
+		{"unclosed after colon", `{"a":`, audit.MalformedJSON},
+		{"unclosed after value", `{"a":1`, audit.MalformedJSON},
+		{"unclosed string", `{"a":"x}`, audit.MalformedJSON},
+		{"unclosed array", `{"a":[1}`, audit.MalformedJSON},
+		{"trailing comma in object", `{"a":1,}`, audit.MalformedJSON},
+		{"trailing comma in array", `{"a":[1,]}`, audit.MalformedJSON},
+		{"leading comma in array", `{"a":[,1]}`, audit.MalformedJSON},
+		{"leading comma in object", `{,"a":1}`, audit.MalformedJSON},
+		{"missing colon", `{"a" 1}`, audit.MalformedJSON},
+		{"missing comma", `{"a":1 "b":2}`, audit.MalformedJSON},
+		{"missing value", `{"a":}`, audit.MalformedJSON},
+		{"number name", `{1:2}`, audit.MalformedJSON},
+		{"bare name", `{a:1}`, audit.MalformedJSON},
+		{"single quotes", `{'a':1}`, audit.MalformedJSON},
+		{"comment", `{"a":1 /* c */}`, audit.MalformedJSON},
+		{"truncated literal", `{"a":tru}`, audit.MalformedJSON},
+		{"literal with tail", `{"a":truex}`, audit.MalformedJSON},
+		{"capital literal", `{"a":True}`, audit.MalformedJSON},
+		{"nul literal", `{"a":nul}`, audit.MalformedJSON},
+		{"NaN", `{"a":NaN}`, audit.MalformedJSON},
+		{"Infinity", `{"a":Infinity}`, audit.MalformedJSON},
+		{"minus Infinity", `{"a":-Infinity}`, audit.MalformedJSON},
+		{"leading zero", `{"a":01}`, audit.MalformedJSON},
+		{"negative leading zero", `{"a":-01}`, audit.MalformedJSON},
+		{"leading plus", `{"a":+1}`, audit.MalformedJSON},
+		{"bare minus", `{"a":-}`, audit.MalformedJSON},
+		{"leading dot", `{"a":.5}`, audit.MalformedJSON},
+		{"trailing dot", `{"a":1.}`, audit.MalformedJSON},
+		{"dot before exponent", `{"a":1.e5}`, audit.MalformedJSON},
+		{"empty exponent", `{"a":1e}`, audit.MalformedJSON},
+		{"signed empty exponent", `{"a":1e+}`, audit.MalformedJSON},
+		{"hex number", `{"a":0x10}`, audit.MalformedJSON},
+		{"two signs", `{"a":--1}`, audit.MalformedJSON},
+		{"bad escape", `{"a":"\x"}`, audit.MalformedJSON},
+		{"single quote escape", `{"a":"\'"}`, audit.MalformedJSON},
+		{"short unicode escape", `{"a":"\u12"}`, audit.MalformedJSON},
+		{"non-hex unicode escape", `{"a":"\u12G4"}`, audit.MalformedJSON},
+		{"backslash at end of input", `{"a":"\`, audit.MalformedJSON},
+		{"bad escape in name", `{"\q":1}`, audit.MalformedJSON},
+		{"lone high surrogate", `{"a":"\ud800"}`, audit.MalformedJSON},
+		{"lone low surrogate", `{"a":"\udc00"}`, audit.MalformedJSON},
+		{"high surrogate then letter", `{"a":"\ud800x"}`, audit.MalformedJSON},
+		{"high surrogate then BMP escape", `{"a":"\ud800\u0041"}`, audit.MalformedJSON},
+		{"two high surrogates", `{"a":"\ud800\ud800"}`, audit.MalformedJSON},
+		{"reversed pair", `{"a":"\udc00\ud800"}`, audit.MalformedJSON},
+		{"high surrogate at end of string", `{"a":"x\uD83D"}`, audit.MalformedJSON},
+		{"lone surrogate in name", `{"\ud800":1}`, audit.MalformedJSON},
+		{"lone surrogate deep", `{"a":[{"b":["\udfff"]}]}`, audit.MalformedJSON},
+		{"raw NUL in string", "{\"a\":\"\x00\"}", audit.MalformedJSON},
+		{"raw tab in string", "{\"a\":\"\t\"}", audit.MalformedJSON},
+		{"raw newline in string", "{\"a\":\"\n\"}", audit.MalformedJSON},
+		{"raw unit separator in string", "{\"a\":\"\x1f\"}", audit.MalformedJSON},
+		{"raw control in name", "{\"\x01\":1}", audit.MalformedJSON},
+		{"form feed as space", "{\f}", audit.MalformedJSON},
+		{"vertical tab as space", "{\"a\":\v1}", audit.MalformedJSON},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Checker
+			if got := c.Check([]byte(tc.in)); got != tc.want {
+				t.Errorf("Check(%q) = %s, want %s", tc.in, codeName(got), codeName(tc.want))
+			}
+		})
+	}
+}
+
+// manyMembers returns n members "k0":0 … joined by commas.
+func manyMembers(n int) string {
+	ms := make([]string, n)
+	for i := range ms {
+		ms[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+	}
+	return strings.Join(ms, ",")
+}
+
+func TestCheckerDuplicateKeys(t *testing.T) {
+	big := manyMembers(30)
+	tests := []struct {
+		name string
+		in   string
+		want audit.Code
+	}{
+		{"root duplicate", `{"a":1,"a":2}`, audit.DuplicateKey},
+		{"root duplicate same value", `{"a":1,"a":1}`, audit.DuplicateKey},
+		{"duplicate not adjacent", `{"a":1,"b":2,"a":3}`, audit.DuplicateKey},
+		{"nested duplicate", `{"x":{"a":1,"a":2}}`, audit.DuplicateKey},
+		{"duplicate in array element", `{"x":[1,{"a":1,"a":1}]}`, audit.DuplicateKey},
+		{"duplicate deep", `{"x":[[{"y":{"z":[{"a":1,"b":[],"a":null}]}}]]}`, audit.DuplicateKey},
+		{"escaped letter", `{"a":1,"\u0061":2}`, audit.DuplicateKey},
+		{"escaped letter first", `{"\u0061":1,"a":2}`, audit.DuplicateKey},
+		{"escaped solidus", `{"/":1,"\/":2}`, audit.DuplicateKey},
+		{"escaped non-ASCII", `{"é":1,"\u00e9":2}`, audit.DuplicateKey},
+		{"escaped pair vs raw", `{"😀":1,"\ud83d\ude00":2}`, audit.DuplicateKey},
+		{"uppercase hex escape", `{"\u00E9":1,"\u00e9":2}`, audit.DuplicateKey},
+		{"escaped newline", `{"a\nb":1,"a\u000ab":2}`, audit.DuplicateKey},
+		{"empty names", `{"":1,"":2}`, audit.DuplicateKey},
+		{"large object, duplicate at 17th member", `{` + manyMembers(16) + `,"k3":0}`, audit.DuplicateKey},
+		{"large object, duplicate of first at the end", `{` + big + `,"k0":0}`, audit.DuplicateKey},
+		{"large object, duplicate of last", `{` + big + `,"k29":0}`, audit.DuplicateKey},
+		{"large object, escaped duplicate", `{` + big + `,"\u006b17":0}`, audit.DuplicateKey},
+		{"large nested object, duplicate", `{"x":{` + big + `,"k5":0}}`, audit.DuplicateKey},
+		{"large object then duplicate in a small sibling", `{"x":{` + big + `},"y":{"a":1,"a":2}}`, audit.DuplicateKey},
+		{"root id twice without the exception", `{"id":"a","id":"b"}`, audit.DuplicateKey},
+		{"item id twice without the exception", `{"type":"item.started","item":{"id":"a","type":"web_search","id":"b"}}`, audit.DuplicateKey},
+
+		{"same name in sibling objects", `{"x":{"a":1},"y":{"a":1}}`, 0},
+		{"same name in parent and child", `{"a":{"a":{"a":1}}}`, 0},
+		{"same name in array elements", `{"x":[{"a":1},{"a":2}]}`, 0},
+		{"names differing in case", `{"a":1,"A":2}`, 0},
+		{"name is a prefix", `{"a":1,"ab":2}`, 0},
+		{"string values equal to names", `{"a":"a","b":"a"}`, 0},
+		{"large object no duplicate", `{` + big + `}`, 0},
+		{"large sibling objects", `{"x":{` + big + `},"y":{` + big + `}}`, 0},
+		{"large objects in array", `{"x":[{` + big + `},{` + big + `},{` + big + `}]}`, 0},
+		{"large object nested in large object", `{` + big + `,"n":{` + big + `}}`, 0},
+		{"exactly 16 members", `{` + manyMembers(16) + `}`, 0},
+		{"exactly 17 members", `{` + manyMembers(17) + `}`, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Checker
+			if got := c.Check([]byte(tc.in)); got != tc.want {
+				t.Errorf("Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(tc.want))
+			}
+		})
+	}
+}
+
+// TestCheckerReuse checks that a Checker's scratch space carries nothing
+// from one record (or one object) to the next.
+func TestCheckerReuse(t *testing.T) {
+	big := manyMembers(20)
+	seq := []struct {
+		in   string
+		want audit.Code
+	}{
+		{`{` + big + `}`, 0},
+		{`{` + big + `}`, 0},
+		{`{` + big + `,"k1":1}`, audit.DuplicateKey},
+		{`{` + big + `}`, 0},
+		{`{"x":{` + big + `},"y":[{` + big + `}]}`, 0},
+		{`{"a":1,"a":2}`, audit.DuplicateKey},
+		{`{"a":1}`, 0},
+		{`{"a":"\ud800"}`, audit.MalformedJSON},
+		{`{"k0":{"k0":{` + big + `}},"k1":{` + big + `}}`, 0},
+		{`{"type":"x","item":{` + big + `}}`, 0},
+	}
+	var c Checker
+	for i, s := range seq {
+		if got := c.Check([]byte(s.in)); got != s.want {
+			t.Errorf("record %d: Check(%s) = %s, want %s", i+1, shorten(s.in), codeName(got), codeName(s.want))
+		}
+	}
+}
+
+// nest returns a record whose deepest container is at depth levels, the
+// root object being level 1. Below the root, containers are arrays
+// (kinds "a"), objects ("o") or alternate, arrays at even levels ("m").
+func nest(levels int, kinds string) string {
+	var open, close strings.Builder
+	open.WriteString(`{"v":`)
+	for d := 2; d <= levels; d++ {
+		if kinds == "a" || kinds == "m" && d%2 == 0 {
+			open.WriteString("[")
+		} else {
+			open.WriteString(`{"v":`)
+		}
+	}
+	open.WriteString("1")
+	for d := levels; d >= 2; d-- {
+		if kinds == "a" || kinds == "m" && d%2 == 0 {
+			close.WriteString("]")
+		} else {
+			close.WriteString("}")
+		}
+	}
+	close.WriteString("}")
+	return open.String() + close.String()
+}
+
+func TestCheckerNesting(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want audit.Code
+	}{
+		{"root only", nest(1, "o"), 0},
+		{"128 objects", nest(128, "o"), 0},
+		{"129 objects", nest(129, "o"), audit.NestingTooDeep},
+		{"object and 127 arrays", nest(128, "a"), 0},
+		{"object and 128 arrays", nest(129, "a"), audit.NestingTooDeep},
+		{"128 mixed", nest(128, "m"), 0},
+		{"129 mixed", nest(129, "m"), audit.NestingTooDeep},
+		{"129 mixed, empty innermost array", `{"v":` + strings.Repeat(`[{"v":`, 63) + `[[]]` + strings.Repeat(`}]`, 63) + `}`, audit.NestingTooDeep},
+		{"128 mixed, empty innermost array", `{"v":` + strings.Repeat(`[{"v":`, 63) + `[]` + strings.Repeat(`}]`, 63) + `}`, 0},
+		{"128 through item", `{"item":` + nest(127, "m") + `}`, 0},
+		{"129 through item", `{"item":` + nest(128, "m") + `}`, audit.NestingTooDeep},
+		{"deep but unclosed", `{"v":` + strings.Repeat("[", 1_000_000), audit.NestingTooDeep},
+		{"deep objects unclosed", strings.Repeat(`{"v":`, 200_000), audit.NestingTooDeep},
+		{"shallow unclosed", `{"v":` + strings.Repeat("[", 100), audit.MalformedJSON},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Checker
+			c.ItemIDTwice = true
+			if got := c.Check([]byte(tc.in)); got != tc.want {
+				t.Errorf("Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(tc.want))
+			}
+		})
+	}
+}
+
+func TestCheckerItemIDTwice(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want audit.Code // with ItemIDTwice set
+	}{
+		{"web_search quirk", `{"type":"item.started","item":{"id":"item_1","type":"web_search","id":"ws_1","query":"","action":{"type":"other"}}}`, 0},
+		{"id twice, not adjacent", `{"type":"item.completed","item":{"id":"a","type":"x","query":"q","id":"b"}}`, 0},
+		{"id twice, escaped second", `{"type":"item.completed","item":{"id":"a","type":"x","\u0069d":"b"}}`, 0},
+		{"id twice in a large item", `{"item":{"id":"a",` + manyMembers(20) + `,"id":"b"}}`, 0},
+		{"id three times", `{"item":{"id":"a","id":"b","id":"c"}}`, audit.DuplicateKey},
+		{"id three times in a large item", `{"item":{"id":"a",` + manyMembers(20) + `,"id":"b","id":"c"}}`, audit.DuplicateKey},
+		{"other member twice in item", `{"item":{"id":"a","type":"web_search","type":"x"}}`, audit.DuplicateKey},
+		{"id twice at the root", `{"id":"a","id":"b","item":{}}`, audit.DuplicateKey},
+		{"id twice under another member", `{"other":{"id":"a","id":"b"}}`, audit.DuplicateKey},
+		{"id twice inside the item's action", `{"item":{"id":"a","action":{"id":"b","id":"c"}}}`, audit.DuplicateKey},
+		{"id twice in an item nested deeper", `{"x":{"item":{"id":"a","id":"b"}}}`, audit.DuplicateKey},
+		{"id twice in an item inside an array", `{"item":[{"id":"a","id":"b"}]}`, audit.DuplicateKey},
+		{"item inside item", `{"item":{"item":{"id":"a","id":"b"}}}`, audit.DuplicateKey},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Checker{ItemIDTwice: true}
+			if got := c.Check([]byte(tc.in)); got != tc.want {
+				t.Errorf("with ItemIDTwice: Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(tc.want))
+			}
+			var strict Checker
+			if got := strict.Check([]byte(tc.in)); got != audit.DuplicateKey {
+				t.Errorf("without ItemIDTwice: Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(audit.DuplicateKey))
+			}
+		})
+	}
+}
+
+// TestCheckerCauseNeverPrinted checks that a failed check keeps its cause
+// for tests and that the cause, when there is one, quotes nothing of the
+// input.
+func TestCheckerCause(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+	}{
+		{"trailing data", `{"secret":1} secret`},
+		{"not an object", `"secret"`},
+		{"syntax", `{"secret":secret}`},
+		{"lone surrogate name", `{"secret\ud800":1}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Checker
+			if got := c.Check([]byte(tc.in)); got != audit.MalformedJSON {
+				t.Fatalf("Check(%q) = %s, want %s", tc.in, codeName(got), codeName(audit.MalformedJSON))
+			}
+			if c.Cause() == nil {
+				t.Fatalf("Check(%q): Cause() = nil, want a cause", tc.in)
+			}
+			if strings.Contains(c.Cause().Error(), "secret") {
+				t.Errorf("Check(%q): Cause() = %q quotes the input", tc.in, c.Cause())
+			}
+			if got := c.Check([]byte(`{}`)); got != 0 || c.Cause() != nil {
+				t.Errorf("Check({}) after %q = %s, cause %v; want ok, nil", tc.in, codeName(got), c.Cause())
+			}
+		})
+	}
+}

@@ -1,0 +1,316 @@
+package stream
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// canon returns the canonical form of the value v, taken the way the
+// decoder takes values: checked inside a record, then read with Members.
+func canon(t *testing.T, v string) string {
+	t.Helper()
+	rec := []byte(`{"v":` + v + `}`)
+	var c Checker
+	if code := c.Check(rec); code != 0 {
+		t.Fatalf("value %s is not valid JSON: %s", v, code)
+	}
+	var out string
+	Members(rec, func(_, value []byte) bool {
+		out = string(AppendCanonical(nil, value))
+		return false
+	})
+	return out
+}
+
+func TestAppendCanonicalEqual(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+	}{
+		{"key order", `{"a":1,"b":2}`, `{"b":2,"a":1}`},
+		{"nested key order", `{"x":{"a":[{"c":1,"d":2}],"b":null}}`, `{"x":{"b":null,"a":[{"d":2,"c":1}]}}`},
+		{"whitespace", `{"a":[1,2],"b":{}}`, " { \"a\" : [ 1 ,\t2 ] ,\r\n \"b\" : { } } "},
+		{"empty containers", `{"a":[],"b":{}}`, `{"a":[ ],"b":{ }}`},
+		{"one and one point zero", `1`, `1.0`},
+		{"one and exponent", `1`, `1e0`},
+		{"one and 10e-1", `1`, `10e-1`},
+		{"one and 0.1e1", `1`, `0.1e1`},
+		{"ten", `10`, `1e1`},
+		{"ten with plus exponent", `10`, `1E+1`},
+		{"hundred", `100`, `1.00e2`},
+		{"fraction", `0.5`, `5e-1`},
+		{"small fraction", `0.001`, `1e-3`},
+		{"trailing fraction zeros", `2.50`, `2.5`},
+		{"negative", `-1.5`, `-15e-1`},
+		{"zero forms", `0`, `0.0`},
+		{"zero exponent", `0`, `0e10`},
+		{"negative zero", `0`, `-0`},
+		{"large integer", `12345678901234567890`, `1.234567890123456789e19`},
+		{"escaped letter", `"a"`, `"\u0061"`},
+		{"escaped solidus", `"/"`, `"\/"`},
+		{"escaped non-ASCII", `"é"`, `"\u00e9"`},
+		{"escaped pair", `"😀"`, `"\ud83d\ude00"`},
+		{"control escapes", `"\n\t"`, `"\u000a\u0009"`},
+		{"quote escapes", `"\""`, `"\u0022"`},
+		{"escaped names", `{"a":1}`, `{"\u0061":1}`},
+		{"numbers in arrays", `[1,2.0,3e0]`, `[1.0,2,0.3e1]`},
+		{"arguments shape", `{"scope":"project","query":"x","limit":5}`, `{"limit":5.0,"query":"x","scope":"project"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := canon(t, tc.a), canon(t, tc.b)
+			if a != b {
+				t.Errorf("AppendCanonical(%s) = %s and AppendCanonical(%s) = %s, want equal", tc.a, a, tc.b, b)
+			}
+		})
+	}
+}
+
+func TestAppendCanonicalDiffer(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+	}{
+		{"value changed", `{"a":1}`, `{"a":2}`},
+		{"name changed", `{"a":1}`, `{"b":1}`},
+		{"member added", `{"a":1}`, `{"a":1,"b":null}`},
+		{"null member vs absent", `{}`, `{"a":null}`},
+		{"array order", `[1,2]`, `[2,1]`},
+		{"array length", `[1]`, `[1,1]`},
+		{"nested array vs flat", `[[1,2]]`, `[1,2]`},
+		{"number vs string", `1`, `"1"`},
+		{"bool vs string", `true`, `"true"`},
+		{"null vs string", `null`, `"null"`},
+		{"null vs empty object", `null`, `{}`},
+		{"empty object vs empty array", `{}`, `[]`},
+		{"true vs false", `true`, `false`},
+		{"string case", `"a"`, `"A"`},
+		{"string space", `"a"`, `"a "`},
+		{"one vs ten", `1`, `10`},
+		{"fraction digits", `1.5`, `1.05`},
+		{"sign", `1`, `-1`},
+		{"exponent sign", `1e2`, `1e-2`},
+		{"integer vs fraction", `1`, `1.0000000001`},
+		{"scope changed", `{"scope":"project","query":"x"}`, `{"scope":"global","query":"x"}`},
+		{"nested value changed", `{"a":{"b":[1,{"c":"x"}]}}`, `{"a":{"b":[1,{"c":"y"}]}}`},
+		{"name vs value swap", `{"a":"b"}`, `{"b":"a"}`},
+		{"empty string vs null", `""`, `null`},
+		{"string with escaped quote", `"a\"b"`, `"a\\b"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := canon(t, tc.a), canon(t, tc.b)
+			if a == b {
+				t.Errorf("AppendCanonical(%s) = AppendCanonical(%s) = %s, want different", tc.a, tc.b, a)
+			}
+		})
+	}
+}
+
+// TestAppendCanonicalIsJSON checks that the canonical form is itself one
+// valid JSON value, without insignificant whitespace, and a fixed point.
+func TestAppendCanonicalIsJSON(t *testing.T) {
+	tests := []string{
+		`{"b":[1,2.50,{"d":"\u0041","c":null}],"a":"x y"}`,
+		`"line\nbreak \u0001 \"q\" \\"`,
+		`-12.5e-3`,
+		`[true,false,null,{}]`,
+	}
+	for _, in := range tests {
+		t.Run(in, func(t *testing.T) {
+			once := canon(t, in)
+			if strings.ContainsAny(once, "\t\r\n") {
+				t.Errorf("AppendCanonical(%s) = %s, want no whitespace", in, once)
+			}
+			if twice := canon(t, once); twice != once {
+				t.Errorf("AppendCanonical(AppendCanonical(%s)) = %s, want %s", in, twice, once)
+			}
+		})
+	}
+}
+
+func TestAppendCanonicalAppends(t *testing.T) {
+	got := string(AppendCanonical([]byte("prefix:"), []byte(`{"b":1,"a":2}`)))
+	want := `prefix:{"a":` + string(AppendCanonical(nil, []byte("2"))) + `,"b":` + string(AppendCanonical(nil, []byte("1"))) + `}`
+	if got != want {
+		t.Errorf(`AppendCanonical("prefix:", {"b":1,"a":2}) = %s, want %s`, got, want)
+	}
+}
+
+func TestTypeOf(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Type
+	}{
+		{`null`, Null},
+		{`true`, Bool},
+		{`false`, Bool},
+		{`"x"`, String},
+		{`""`, String},
+		{`[]`, Array},
+		{`{}`, Object},
+		{`0`, Number},
+		{`-1`, Number},
+		{`9.5e3`, Number},
+		{``, Invalid},
+		{`x`, Invalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := TypeOf([]byte(tc.in)); got != tc.want {
+				t.Errorf("TypeOf(%q) = %d, want %d", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestIsInteger(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`0`, true},
+		{`-0`, true},
+		{`42`, true},
+		{`-7`, true},
+		{`12345678901234567890`, true},
+		{`1.0`, false},
+		{`1e3`, false},
+		{`1E3`, false},
+		{`"1"`, false},
+		{`null`, false},
+		{`true`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := IsInteger([]byte(tc.in)); got != tc.want {
+				t.Errorf("IsInteger(%q) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMembers(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // name=value
+	}{
+		{"empty", `{}`, nil},
+		{"spaced empty", ` { } `, nil},
+		{"in order", `{"b":1,"a":"x"}`, []string{`b=1`, `a="x"`}},
+		{"escaped names unescaped", `{"\u0061\n":true,"\/":null}`, []string{"a\n=true", `/=null`}},
+		{"values raw", `{"o":{"x":[1, 2]} , "a":[ "}" ,{}],"s":"a\"b"}`, []string{`o={"x":[1, 2]}`, `a=[ "}" ,{}]`, `s="a\"b"`}},
+		{"numbers", `{"n":-1.5e3,"m":0}`, []string{`n=-1.5e3`, `m=0`}},
+		{"long name", `{"` + strings.Repeat("n", 100) + `":1}`, []string{strings.Repeat("n", 100) + `=1`}},
+		{"not an object", `[1,2]`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			Members([]byte(tc.in), func(name, value []byte) bool {
+				got = append(got, string(name)+"="+string(value))
+				return true
+			})
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("Members(%s) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMembersStops(t *testing.T) {
+	in := `{"a":1,"b":2,"c":3}`
+	var got []string
+	Members([]byte(in), func(name, _ []byte) bool {
+		got = append(got, string(name))
+		return string(name) != "b"
+	})
+	if want := []string{"a", "b"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Members(%s) stopping at b visited %q, want %q", in, got, want)
+	}
+}
+
+func TestElements(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"empty", `[]`, nil},
+		{"spaced empty", ` [ ] `, nil},
+		{"scalars", `[1,"a",true,null,-2.5]`, []string{`1`, `"a"`, `true`, `null`, `-2.5`}},
+		{"containers", `[ {"a":[1,2]} , [[]] ,"]"]`, []string{`{"a":[1,2]}`, `[[]]`, `"]"`}},
+		{"not an array", `{"a":1}`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			Elements([]byte(tc.in), func(v []byte) bool {
+				got = append(got, string(v))
+				return true
+			})
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("Elements(%s) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestElementsStops(t *testing.T) {
+	in := `[1,2,3]`
+	n := 0
+	Elements([]byte(in), func([]byte) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("Elements(%s) returning false at once visited %d elements, want 1", in, n)
+	}
+}
+
+func TestText(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{`"plain"`, "plain"},
+		{`""`, ""},
+		{`"a\"b\\c\/d"`, `a"b\c/d`},
+		{`"\u0063airn\u002dmemory"`, "cairn-memory"},
+		{`"\ud83d\ude00"`, "😀"},
+		{`"\b\f\n\r\t"`, "\b\f\n\r\t"},
+		{`1`, ""},
+		{`null`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := Text([]byte(tc.in)); got != tc.want {
+				t.Errorf("Text(%s) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTextIs(t *testing.T) {
+	tests := []struct {
+		in   string
+		s    string
+		want bool
+	}{
+		{`"project"`, "project", true},
+		{`"\u0070roject"`, "project", true},
+		{`"project "`, "project", false},
+		{`"Project"`, "project", false},
+		{`"proj"`, "project", false},
+		{`""`, "", true},
+		{`null`, "null", false},
+		{`1`, "1", false},
+		{`["project"]`, "project", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in+" "+tc.s, func(t *testing.T) {
+			if got := TextIs([]byte(tc.in), tc.s); got != tc.want {
+				t.Errorf("TextIs(%s, %q) = %v, want %v", tc.in, tc.s, got, tc.want)
+			}
+		})
+	}
+}
