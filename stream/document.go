@@ -120,7 +120,7 @@ func (d *Document) next() (Part, error) {
 				return d.fail(code, -1)
 			}
 			if ch != '{' {
-				return d.fail(audit.MalformedJSON, -1)
+				return d.unexpected(-1)
 			}
 			d.consume(1)
 			d.state, d.first = docMembers, true
@@ -138,7 +138,7 @@ func (d *Document) next() (Part, error) {
 			}
 			if !d.first {
 				if ch != ',' {
-					return d.fail(audit.MalformedJSON, -1)
+					return d.unexpected(-1)
 				}
 				if code := d.consume(1); code != 0 {
 					return d.fail(code, -1)
@@ -149,14 +149,17 @@ func (d *Document) next() (Part, error) {
 			}
 			d.first = false
 			if ch != '"' {
-				return d.fail(audit.MalformedJSON, -1)
+				return d.unexpected(-1)
 			}
 			name, code := d.name()
 			if code != 0 {
 				return d.fail(code, -1)
 			}
-			if ch, code = d.token(); code != 0 || ch != ':' {
-				return d.fail(orMalformed(code), -1)
+			if ch, code = d.token(); code != 0 {
+				return d.fail(code, -1)
+			}
+			if ch != ':' {
+				return d.unexpected(-1)
 			}
 			if code := d.consume(1); code != 0 {
 				return d.fail(code, -1)
@@ -190,7 +193,7 @@ func (d *Document) next() (Part, error) {
 			}
 			if !d.first {
 				if ch != ',' {
-					return d.fail(audit.MalformedJSON, d.index)
+					return d.unexpected(d.index)
 				}
 				if code := d.consume(1); code != 0 {
 					return d.fail(code, d.index)
@@ -217,7 +220,7 @@ func (d *Document) next() (Part, error) {
 			case code != 0:
 				return d.fail(code, -1)
 			default:
-				return d.fail(audit.MalformedJSON, -1)
+				return d.unexpected(-1)
 			}
 			if code := d.g.finish(); code != 0 {
 				return d.fail(code, -1)
@@ -228,11 +231,18 @@ func (d *Document) next() (Part, error) {
 	}
 }
 
-func orMalformed(code audit.Code) audit.Code {
-	if code == 0 {
-		return audit.MalformedJSON
+// unexpected fails on a byte that cannot come next. The guard sees it
+// first: when the byte is where an encoding problem starts (a byte-order
+// mark, UTF-16, invalid UTF-8), that is the problem reported.
+func (d *Document) unexpected(record int) (Part, error) {
+	n := 1
+	if d.g.n == 0 {
+		n = len(utf8BOM) // a byte-order mark shows only whole
 	}
-	return code
+	if code := d.consume(min(len(d.peek()), n)); code != 0 {
+		return d.fail(code, -1)
+	}
+	return d.fail(audit.MalformedJSON, record)
 }
 
 // peek returns the buffered bytes, reading more when there are none; it is
