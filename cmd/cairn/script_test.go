@@ -35,6 +35,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       os.Getenv("CAIRN_TEST_UPDATE") == "1",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
+			e.Setenv("REPO", filepath.Dir(testdata))
 			return nil
 		},
 		Cmds: scriptCmds,
