@@ -151,38 +151,82 @@ func (t *Trajectory) Member(name string, v []byte) error {
 	return nil
 }
 
-// isTimestamp reports whether v is a string holding an RFC 3339 time.
+// isTimestamp reports whether v is a string holding an RFC 3339 date-time
+// (section 5.6): time.Parse alone also takes a comma before the fraction
+// and refuses the lower-case "t" and "z" that RFC 3339 allows.
 func isTimestamp(v []byte) bool {
 	if stream.TypeOf(v) != stream.String {
 		return false
 	}
-	_, err := time.Parse(time.RFC3339Nano, stream.Text(v))
-	return err == nil
+	s := stream.Text(v)
+	// full-date "T" partial-time: YYYY-MM-DDTHH:MM:SS
+	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' {
+		return false
+	}
+	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	rest := s[19:]
+	if rest[0] == '.' {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		rest = rest[n:]
+	}
+	switch {
+	case rest == "Z" || rest == "z":
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':' &&
+		isDigits(rest[1:3]) && isDigits(rest[4:6]) && rest[1:3] <= "23" && rest[4:6] <= "59":
+	default:
+		return false
+	}
+	// The calendar and clock ranges, leap seconds aside (RFC 3339 allows
+	// second 60; time.Parse does not).
+	date := s[:10] + "T" + s[11:17] + "00Z"
+	_, err := time.Parse(time.RFC3339, date)
+	return err == nil && s[17:19] <= "60"
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (t *Trajectory) captureMember(v []byte) error {
 	if stream.TypeOf(v) != stream.Object {
 		return invalid(audit.SchemaViolation, -1)
 	}
-	var c struct {
-		CapturedAt             json.RawMessage `json:"captured_at"`
-		OmittedReasoningBlocks json.RawMessage `json:"omitted_reasoning_blocks"`
-		OmittedUnknownRecords  json.RawMessage `json:"omitted_unknown_records"`
-		Truncated              json.RawMessage `json:"truncated"`
-	}
-	known := map[string]bool{"captured_at": true, "omitted_reasoning_blocks": true, "omitted_unknown_records": true, "truncated": true}
-	stream.Members(v, func(name, _ []byte) bool {
-		if !known[string(name)] {
+	// Members are matched by their exact names: a JSON decoder that folds
+	// case would take "Captured_At" for the required "captured_at".
+	var capturedAt, reasoningBlocks, unknownRecords, truncated []byte
+	stream.Members(v, func(name, value []byte) bool {
+		switch string(name) {
+		case "captured_at":
+			capturedAt = value
+		case "omitted_reasoning_blocks":
+			reasoningBlocks = value
+		case "omitted_unknown_records":
+			unknownRecords = value
+		case "truncated":
+			truncated = value
+		default:
 			t.unknownFields = true
 		}
 		return true
 	})
-	if err := json.Unmarshal(v, &c); err != nil {
-		return audit.Invalid(audit.SchemaViolation, -1, err)
-	}
-	reasoning, ok1 := count(c.OmittedReasoningBlocks)
-	unknown, ok2 := count(c.OmittedUnknownRecords)
-	if !isTimestamp(c.CapturedAt) || !ok1 || !ok2 || stream.TypeOf(c.Truncated) != stream.Bool {
+	reasoning, ok1 := count(reasoningBlocks)
+	unknown, ok2 := count(unknownRecords)
+	if !isTimestamp(capturedAt) || !ok1 || !ok2 || stream.TypeOf(truncated) != stream.Bool {
 		return invalid(audit.SchemaViolation, -1)
 	}
 	t.each(func(_ string, e *audit.Engine) audit.Code {
@@ -191,7 +235,7 @@ func (t *Trajectory) captureMember(v []byte) error {
 		if unknown > 0 {
 			e.Note(audit.UnknownRecordsOmitted)
 		}
-		if string(c.Truncated) == "true" {
+		if string(truncated) == "true" {
 			e.Note(audit.CaptureTruncated)
 		}
 		return 0

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 
@@ -68,8 +67,8 @@ type Document struct {
 	g       guard
 	buf     []byte
 	state   docState
-	first   bool // no member or element read yet at the current level
-	names   [][]byte
+	first   bool                // no member or element read yet at the current level
+	names   map[string]struct{} // top-level member names, unescaped
 	index   int
 	checker Checker
 	readErr error
@@ -303,12 +302,15 @@ func (d *Document) name() (string, audit.Code) {
 	if err != nil {
 		return "", audit.MalformedJSON
 	}
-	for _, seen := range d.names {
-		if bytes.Equal(seen, n) {
-			return "", audit.DuplicateKey
-		}
+	// A map, not a list: a document of a million unknown members must not
+	// cost a million comparisons per member.
+	if _, dup := d.names[string(n)]; dup {
+		return "", audit.DuplicateKey
 	}
-	d.names = append(d.names, n)
+	if d.names == nil {
+		d.names = map[string]struct{}{}
+	}
+	d.names[string(n)] = struct{}{}
 	return string(n), 0
 }
 
