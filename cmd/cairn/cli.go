@@ -12,7 +12,10 @@ import (
 
 // cli is the kong grammar of cairn.
 type cli struct {
-	Eval evalCmd `cmd:"" help:"Evaluate saved agent sessions."`
+	Eval    evalCmd          `cmd:"" help:"Evaluate saved agent sessions."`
+	Explain explainCmd       `cmd:"" help:"Explain a report code and what to do about it."`
+	Version versionCmd       `cmd:"" help:"Print the version."`
+	V       kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 type evalCmd struct {
@@ -38,6 +41,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		kong.Description("Audit, offline, whether an AI coding agent really used its project-memory tools."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitStatus(code)) }),
+		kong.Vars{"version": "cairn " + version()},
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn: internal error: command grammar")
@@ -85,6 +89,7 @@ func (s statusError) Error() string { return fmt.Sprintf("exit status %d", int(s
 var grammarWords = map[string]bool{
 	"eval": true, "protocol": true, "--json": true, "--capture-authorized": true,
 	"--codex-jsonl": true, "--trajectory": true, "--help": true, "-h": true, "-": true,
+	"explain": true, "version": true, "--version": true,
 }
 
 // redact returns a parser message, or a fixed one when the message quotes
