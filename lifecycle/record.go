@@ -183,6 +183,11 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 		return true
 	})
 	d.members = others
+	if idTwiceOutsideWebSearch(item) {
+		// The checker lets any object under "item" name id twice; only a
+		// web_search item may (SPEC §4.1), whatever the record's type.
+		return audit.DuplicateKey
+	}
 	if typ == nil || stream.TypeOf(typ) != stream.String {
 		return audit.SchemaViolation
 	}
@@ -228,6 +233,27 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 		rec.UnknownField = true
 	}
 	return 0
+}
+
+// idTwiceOutsideWebSearch reports whether item, a record's "item" member
+// (nil when absent), is an object that names id more than once without
+// being a web_search item. stream.Checker allows a second id in any object
+// under "item" and leaves this decision to the decoder.
+func idTwiceOutsideWebSearch(item []byte) bool {
+	if stream.TypeOf(item) != stream.Object {
+		return false
+	}
+	ids, webSearch := 0, false
+	stream.Members(item, func(name, value []byte) bool {
+		switch string(name) {
+		case "id":
+			ids++
+		case "type":
+			webSearch = stream.TypeOf(value) == stream.String && stream.TextIs(value, "web_search")
+		}
+		return true
+	})
+	return ids > 1 && !webSearch
 }
 
 // recordFields lists each known record type's members besides type and item.
