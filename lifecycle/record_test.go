@@ -346,7 +346,7 @@ func TestDecodeKeys(t *testing.T) {
 		}
 		return rec.Item.Key
 	}
-	web := key(wrap("item.completed", webDone))                                                             // ids item_6, ws_1
+	web := key(wrap("item.completed", webDone))                                                                // ids item_6, ws_1
 	if got, want := web, key(wrap("item.completed", sub(agentMessage, `"item_0"`, `"item_6"`))); got != want { // id item_6
 		t.Errorf("web_search key (ids item_6, ws_1) = %x, want the key of id item_6 %x", got, want)
 	}
