@@ -130,6 +130,7 @@ func TestMemoryFirst(t *testing.T) {
 		// it is a memory_search with scope "project": pass
 		{"project search first", false, []step{search(1), found(1)}, want(Pass)},
 		{"project search without result", false, []step{search(1)}, want(Pass)},
+		{"failed project search", false, []step{search(1), failed(1), opaque(2)}, want(Pass)},
 		{"narration before the search is not a call", false, []step{narration, reasoning, counted, streamErr, search(1), found(1)}, want(Pass)},
 		{"project search then other tools", false, []step{search(1), found(1), opaque(2), memCall(3, MemoryDelete)}, want(Pass)},
 		{"unknown record after the first call", false, []step{search(1), unknown, found(1)}, want(Pass)},

@@ -276,6 +276,9 @@ func TestDecodeDuplicateID(t *testing.T) {
 		{"agent_message with id twice", wrap("item.completed", sub(agentMessage, `"text"`, `"id":"y","text"`)), audit.DuplicateKey, false},
 		{"unknown type with id twice", wrap("item.completed", `{"id":"a","type":"plan","id":"b"}`), audit.DuplicateKey, false},
 		{"web_search with id twice", wrap("item.completed", webDone), 0, false},
+		{"item member of a non-item record with id twice", `{"type":"turn.started","item":{"id":"a","id":"b"}}`, audit.DuplicateKey, false},
+		{"item member of an unknown record with id twice", `{"type":"turn.aborted","item":{"id":"a","type":"x","id":"b"}}`, audit.DuplicateKey, false},
+		{"item without type with id twice", `{"type":"item.started","item":{"id":"a","id":"b"}}`, audit.DuplicateKey, false},
 	})
 }
 
