@@ -114,6 +114,8 @@ func TestCheckerWellFormed(t *testing.T) {
 		{"raw unit separator in string", "{\"a\":\"\x1f\"}", audit.MalformedJSON},
 		{"raw control in name", "{\"\x01\":1}", audit.MalformedJSON},
 		{"form feed as space", "{\f}", audit.MalformedJSON},
+		{"BOM character before the object", "\uFEFF{}", audit.MalformedJSON},
+		{"no-break space before the object", "\u00a0{}", audit.MalformedJSON},
 		{"vertical tab as space", "{\"a\":\v1}", audit.MalformedJSON},
 	}
 	for _, tc := range tests {
