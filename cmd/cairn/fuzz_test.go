@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// FuzzAudit runs arbitrary bytes, as a codex export on standard input,
+// through run() with and without --json. Properties: no panic; the exit
+// code is 0–3 and agrees with the report's status; the JSON report is one
+// object on one line with every member, the input's size and digest when
+// it was read whole, and an invalid status always carries an invalid code
+// of SPEC §8; and no piece of the input made of 8 or more letters and
+// digits appears on stdout or stderr, unless the report's own vocabulary
+// contains it (see fzVocabulary).
+func FuzzAudit(f *testing.F) {
+	paths, err := filepath.Glob("../../testdata/codex/*.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	paths = append(paths, "../../testdata/controls/protocol-codex.jsonl")
+	var fixtures [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		fixtures = append(fixtures, b)
+	}
+	vocab := fzVocabulary(f, fixtures)
+	for _, b := range fixtures {
+		f.Add(b)
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		f.Add(bytes.Join(lines[:len(lines)/2], nil))                                     // cut short
+		f.Add(append(bytes.Clone(b), lines[len(lines)/2]...))                            // a record after the end
+		f.Add(bytes.Join(append([][]byte{lines[0]}, lines...), nil))                     // thread.started twice
+		f.Add(bytes.ReplaceAll(b, []byte(`"item_1"`), []byte(`"item_0"`)))               // ids collide
+		f.Add(bytes.ReplaceAll(b, []byte(`"memory_search"`), []byte(`"memory_delete"`))) // a mutation
+		f.Add(bytes.ReplaceAll(b, []byte(`"project"`), []byte(`"MARKERproject7"`)))      // scope not project
+		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`)))           // a marker in every string
+	}
+	g := &privGen{r: rand.New(rand.NewPCG(1, 2))}
+	f.Add(g.passCase().input)
+	f.Add(g.failCase().input)
+	f.Add(g.inconclusiveCase().input)
+	for _, fault := range privFaults {
+		f.Add(g.invalidCase(fault).input)
+	}
+	f.Add([]byte{})
+	f.Add([]byte("\xef\xbb\xbf{}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		code, stdout, stderr := privRun([]string{"eval", "protocol", "--codex-jsonl", "-", "--json"}, in)
+		if code < 0 || code > 3 {
+			t.Fatalf("exit %d", code)
+		}
+		rep := fzReport(t, code, stdout, stderr)
+		sum := sha256.Sum256(in)
+		digest := hex.EncodeToString(sum[:])
+		if rep.Status != "invalid" {
+			if rep.Input.SHA256 == nil || *rep.Input.SHA256 != digest || rep.Input.Bytes != int64(len(in)) {
+				t.Fatalf("input %+v, want %d bytes with digest %s", rep.Input, len(in), digest)
+			}
+		}
+		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(stdout, stderr...), []byte(digest), nil))
+
+		hcode, hout, herr := privRun([]string{"eval", "protocol", "--codex-jsonl", "-"}, in)
+		if hcode != code {
+			t.Fatalf("human report: exit %d, JSON report: exit %d", hcode, code)
+		}
+		if want := "cairn eval protocol: " + strings.ToUpper(rep.Status) + " "; !bytes.HasPrefix(hout, []byte(want)) {
+			t.Fatalf("human report starts %q, want %q", privFirstLine(hout), want)
+		}
+		if !bytes.Equal(herr, stderr) {
+			t.Fatalf("stderr differs between modes: %q and %q", herr, stderr)
+		}
+		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(hout, herr...), []byte(digest[:12]), nil))
+	})
+}
+
+// fzReportJSON is the report, read strictly.
+type fzReportJSON struct {
+	Schema   string `json:"schema"`
+	Enabled  bool   `json:"enabled"`
+	Status   string `json:"status"`
+	ExitCode int    `json:"exit_code"`
+	Input    struct {
+		Format  string  `json:"format"`
+		Source  string  `json:"source"`
+		Harness *string `json:"harness"`
+		SHA256  *string `json:"sha256"`
+		Bytes   int64   `json:"bytes"`
+		Records int     `json:"records"`
+		Events  int     `json:"events"`
+	} `json:"input"`
+	Policy struct {
+		Catalog           string `json:"catalog"`
+		CaptureAuthorized bool   `json:"capture_authorized"`
+		SHA256            string `json:"sha256"`
+	} `json:"policy"`
+	Checks *map[string]struct {
+		State string   `json:"state"`
+		Codes []string `json:"codes"`
+	} `json:"checks"`
+	Counts map[string]int `json:"counts"`
+	Error  *struct {
+		Code   string `json:"code"`
+		Record *int   `json:"record"`
+	} `json:"error"`
+	Limitations []string `json:"limitations"`
+}
+
+var fzExitStatus = map[int]string{0: "pass", 1: "fail", 2: "invalid", 3: "inconclusive"}
+
+// fzReport checks the shape of a --json report and its agreement with the
+// exit code and stderr.
+func fzReport(t *testing.T, code int, stdout, stderr []byte) fzReportJSON {
+	t.Helper()
+	if !bytes.HasSuffix(stdout, []byte("\n")) || bytes.Count(stdout, []byte("\n")) != 1 {
+		t.Fatalf("stdout is not one line: %q", stdout)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(stdout, &members); err != nil {
+		t.Fatalf("stdout is not a JSON object: %v", err)
+	}
+	for _, m := range []string{"schema", "enabled", "status", "exit_code", "input", "policy", "checks", "counts", "error", "limitations"} {
+		if _, ok := members[m]; !ok {
+			t.Fatalf("report has no %q", m)
+		}
+	}
+	if len(members) != 10 {
+		t.Fatalf("report has %d members, want 10", len(members))
+	}
+	var rep fzReportJSON
+	dec := json.NewDecoder(bytes.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if rep.Schema != audit.Schema || !rep.Enabled || rep.Status != fzExitStatus[code] || rep.ExitCode != code {
+		t.Fatalf("schema %q enabled %v status %q exit_code %d, with exit %d", rep.Schema, rep.Enabled, rep.Status, rep.ExitCode, code)
+	}
+	if rep.Input.Format != audit.FormatCodex || rep.Input.Source != "stdin" || rep.Input.Harness == nil || *rep.Input.Harness != "codex" {
+		t.Fatalf("input %+v", rep.Input)
+	}
+	if len(rep.Counts) != 10 || len(rep.Limitations) != 3 {
+		t.Fatalf("counts %v, limitations %v", rep.Counts, rep.Limitations)
+	}
+	if rep.Status == "invalid" {
+		if rep.Error == nil || rep.Checks != nil || rep.Input.SHA256 != nil {
+			t.Fatalf("invalid report with error %v, checks %v, sha256 %v", rep.Error, rep.Checks, rep.Input.SHA256)
+		}
+		c, ok := audit.ParseCode(rep.Error.Code)
+		if !ok || c.Kind() != audit.KindInvalid {
+			t.Fatalf("invalid with error code %q, not an invalid code of SPEC §8", rep.Error.Code)
+		}
+		if r := rep.Error.Record; r != nil && (*r < 1 || *r > rep.Input.Records) {
+			t.Fatalf("error at record %d of %d", *r, rep.Input.Records)
+		}
+		if !bytes.Contains(stderr, []byte(rep.Error.Code)) {
+			t.Fatalf("stderr %q does not name %s", stderr, rep.Error.Code)
+		}
+		return rep
+	}
+	if rep.Error != nil || rep.Checks == nil || len(*rep.Checks) != 4 || len(stderr) != 0 {
+		t.Fatalf("%s report with error %v, checks %v, stderr %q", rep.Status, rep.Error, rep.Checks, stderr)
+	}
+	worst := "pass"
+	rank := map[string]int{"pass": 0, "inconclusive": 1, "fail": 2}
+	for name, c := range *rep.Checks {
+		if _, ok := rank[c.State]; !ok || c.Codes == nil {
+			t.Fatalf("check %s: state %q codes %v", name, c.State, c.Codes)
+		}
+		for _, s := range c.Codes {
+			k, ok := audit.ParseCode(s)
+			if !ok || k.Kind() == audit.KindInvalid || k.Kind() == audit.KindLimitation {
+				t.Fatalf("check %s: code %q", name, s)
+			}
+		}
+		if rank[c.State] > rank[worst] {
+			worst = c.State
+		}
+	}
+	if worst != rep.Status {
+		t.Fatalf("status %s, but the worst check is %s", rep.Status, worst)
+	}
+	return rep
+}
+
+// fzVocabulary is every text a report may print whatever its input: the
+// codes with their meanings and advice, and the reports of the fixtures
+// and of an empty input in both modes. A piece of the input found there
+// is no evidence of a leak.
+func fzVocabulary(f *testing.F, fixtures [][]byte) string {
+	var b strings.Builder
+	for _, c := range audit.Codes() {
+		b.WriteString(c.String() + "\n" + c.Meaning() + "\n" + c.Next() + "\n")
+	}
+	for _, in := range append(fixtures, nil) {
+		for _, args := range [][]string{
+			{"eval", "protocol", "--codex-jsonl", "-", "--json"},
+			{"eval", "protocol", "--codex-jsonl", "-", "--capture-authorized"},
+		} {
+			_, stdout, stderr := privRun(args, in)
+			b.Write(stdout)
+			b.Write(stderr)
+		}
+	}
+	return b.String()
+}
+
+func fzAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+const fzWindow = 8
+
+// fzNoLeak fails when an 8-character window of a run of letters and digits
+// of the input appears in out and is not part of the report vocabulary.
+func fzNoLeak(t *testing.T, vocab string, in, out []byte) {
+	t.Helper()
+	seen := map[uint64]bool{}
+	run := 0
+	for i, c := range out {
+		if !fzAlnum(c) {
+			run = 0
+			continue
+		}
+		if run++; run >= fzWindow {
+			seen[binary.LittleEndian.Uint64(out[i+1-fzWindow:])] = true
+		}
+	}
+	if len(seen) == 0 {
+		return
+	}
+	run = 0
+	for i, c := range in {
+		if !fzAlnum(c) {
+			run = 0
+			continue
+		}
+		if run++; run < fzWindow {
+			continue
+		}
+		w := in[i+1-fzWindow : i+1]
+		if seen[binary.LittleEndian.Uint64(w)] && !strings.Contains(vocab, string(w)) {
+			t.Fatalf("output repeats %q from the input:\n%s", w, out)
+		}
+	}
+}
