@@ -107,6 +107,13 @@ func (d *Document) Bytes() int64 { return d.g.n }
 func (d *Document) Sum() []byte { return d.sum }
 
 func (d *Document) fail(code audit.Code, record int) (Part, error) {
+	switch code {
+	case audit.InputUnreadable, audit.InputTooLarge, audit.EmptyInput,
+		audit.InputBOM, audit.InputUTF16, audit.InputNotUTF8:
+		// Input safety is about the file as a whole (SPEC §3): no record,
+		// wherever in the events the guard found it, as for JSONL.
+		record = -1
+	}
 	return Part{}, audit.Invalid(code, record, d.readErr)
 }
 
