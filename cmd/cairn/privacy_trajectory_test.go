@@ -503,3 +503,59 @@ func (g *trajGen) invalid() trajCase {
 	}
 	return trajCase{variant: variant, doc: doc}
 }
+
+// TestPrivacyTrajectoryPaths: a path refused before any byte is read (not
+// found, a directory, a symbolic link, a link among its parents) or named in
+// a usage error is never printed either, in either output mode.
+func TestPrivacyTrajectoryPaths(t *testing.T) {
+	g := &trajGen{r: rand.New(rand.NewPCG(rand.Uint64(), 1))}
+	dir := t.TempDir()
+	real := filepath.Join(dir, g.canary())
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(real, g.canary()+".json")
+	if err := os.WriteFile(file, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linkFile := filepath.Join(real, g.canary()+".json")
+	linkDir := filepath.Join(dir, g.canary())
+	if err := os.Symlink(file, linkFile); err != nil {
+		t.Skip("no symbolic links here")
+	}
+	if err := os.Symlink(real, linkDir); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{
+		"not-found":      {"--trajectory", filepath.Join(real, g.canary()+".json")},
+		"directory":      {"--trajectory", real},
+		"symlink":        {"--trajectory", linkFile},
+		"symlink-parent": {"--trajectory", filepath.Join(linkDir, filepath.Base(file))},
+		"both-inputs":    {"--trajectory", file, "--codex-jsonl", file},
+		"unknown-flag":   {"--trajectory", file, "--" + g.canary()},
+		"flag=path":      {"--trajectory=" + filepath.Join(real, g.canary())},
+	}
+	for name, flags := range cases {
+		for _, asJSON := range []bool{true, false} {
+			args := append([]string{"eval", "protocol"}, flags...)
+			if asJSON {
+				args = append(args, "--json")
+			}
+			var stdout, stderr bytes.Buffer
+			got := run(args, bytes.NewReader(nil), &stdout, &stderr, func(k string) string {
+				if k == "CAIRN_EVAL" {
+					return "1"
+				}
+				return ""
+			})
+			if got != 2 {
+				t.Errorf("%s json=%v: exit %d, want 2", name, asJSON, got)
+			}
+			for _, h := range g.hex {
+				if strings.Contains(stdout.String(), h) || strings.Contains(stderr.String(), h) {
+					t.Errorf("%s json=%v: canary cnry%s of the path reached the output:\n%s%s", name, asJSON, h, stdout.String(), stderr.String())
+				}
+			}
+		}
+	}
+}
