@@ -54,11 +54,27 @@ func RetrievalShape(v []byte) bool {
 		case "mode":
 			mode = stream.TextIs(value, "semantic") || stream.TextIs(value, "substring")
 		case "count":
-			count = stream.IsInteger(value) && value[0] != '-'
+			count = nonNegativeInteger(value)
 		case "results":
 			results = stream.TypeOf(value) == stream.Array
 		}
 		return true
 	})
 	return mode && count && results
+}
+
+// nonNegativeInteger reports whether v is an integer literal ≥ 0 (-0 is 0).
+func nonNegativeInteger(v []byte) bool {
+	if !stream.IsInteger(v) {
+		return false
+	}
+	if v[0] != '-' {
+		return true
+	}
+	for _, d := range v[1:] {
+		if d != '0' {
+			return false
+		}
+	}
+	return true
 }

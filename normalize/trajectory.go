@@ -246,7 +246,7 @@ func (t *Trajectory) captureMember(v []byte) error {
 
 // count decodes a JSON integer ≥ 0 that fits an int.
 func count(v []byte) (int, bool) {
-	if !stream.IsInteger(v) || v[0] == '-' {
+	if !nonNegativeInteger(v) {
 		return 0, false
 	}
 	var n int

@@ -6,16 +6,18 @@ import (
 	"io"
 	"strings"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/normalize"
 	"github.com/cairn-audit/cairn/stream"
 )
 
 type evalProtocolCmd struct {
-	CodexJSONL        string `name:"codex-jsonl" placeholder:"PATH" xor:"input" required:"" help:"Audit a codex exec --json export (JSONL); - reads standard input."`
-	Trajectory        string `name:"trajectory" placeholder:"PATH" xor:"input" required:"" help:"Audit a normalized Claude Code, OpenCode or Pi trajectory; - reads standard input."`
-	JSON              bool   `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
-	CaptureAuthorized bool   `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	CodexJSONL        inputFlag `name:"codex-jsonl" placeholder:"PATH" xor:"input" required:"" help:"Audit a codex exec --json export (JSONL); - reads standard input."`
+	Trajectory        inputFlag `name:"trajectory" placeholder:"PATH" xor:"input" required:"" help:"Audit a normalized Claude Code, OpenCode or Pi trajectory; - reads standard input."`
+	JSON              bool      `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
+	CaptureAuthorized bool      `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
 }
 
 func (c *evalProtocolCmd) Help() string {
@@ -29,6 +31,25 @@ Exit codes: 0 every check passes (or disabled), 1 a violation was observed,
 
 Limits: one UTF-8 regular file or standard input, at most 16 MiB and 50,000
 records or events; no symbolic links anywhere on the path.`)
+}
+
+// inputFlag is an input path flag that may be given once: kong lets a
+// repeated flag's last value win, which would audit another file than the
+// caller may think.
+type inputFlag struct {
+	path string
+	set  bool
+}
+
+func (f *inputFlag) Decode(ctx *kong.DecodeContext) error {
+	if f.set {
+		return errors.New("an input flag was given more than once")
+	}
+	if err := ctx.Scan.PopValueInto("path", &f.path); err != nil {
+		return err
+	}
+	f.set = true
+	return nil
 }
 
 // gateOn reports whether CAIRN_EVAL turns the audit on (SPEC §2.1).
@@ -49,9 +70,9 @@ func (c *evalProtocolCmd) Run(e *env) error {
 		}
 		return nil
 	}
-	format, path := audit.FormatCodex, c.CodexJSONL
-	if c.Trajectory != "" {
-		format, path = audit.FormatTrajectory, c.Trajectory
+	format, path := audit.FormatCodex, c.CodexJSONL.path
+	if c.Trajectory.set {
+		format, path = audit.FormatTrajectory, c.Trajectory.path
 	}
 	source := "file"
 	if path == "-" {
