@@ -505,7 +505,9 @@ func (m *lcModel) apply(r lcRec) audit.Code {
 	if r.kind == lcFail {
 		m.failed = true
 	}
-	if r.extra || r.status >= 0 && !hasStatus(r.typ, r.status) {
+	// An item of an unknown type is judged as a whole (unknown_item_type):
+	// its members are its own, like an unknown record's.
+	if r.extra && r.typ != "plan" || r.status >= 0 && !hasStatus(r.typ, r.status) {
 		m.evidence[audit.UnknownField] = true
 	}
 	switch r.kind {
