@@ -122,9 +122,10 @@ type Key [16]byte
 
 // Decoder turns checked records into Records. It holds scratch space.
 type Decoder struct {
-	canon   []byte
-	text    []byte
-	members []member
+	canon       []byte
+	text        []byte
+	members     []member
+	itemMembers []member
 }
 
 type member struct {
@@ -178,12 +179,15 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 		case "item":
 			item = value
 		default:
-			others = append(others, member{string(name), value})
+			// Known names are interned; any other is unknown ("" here).
+			others = append(others, member{fieldNames[string(name)], value})
 		}
 		return true
 	})
 	d.members = others
-	if idTwiceOutsideWebSearch(item) {
+	isItem := typ != nil && stream.TypeOf(typ) == stream.String &&
+		(stream.TextIs(typ, "item.started") || stream.TextIs(typ, "item.updated") || stream.TextIs(typ, "item.completed"))
+	if !isItem && idTwiceOutsideWebSearch(item) {
 		// The checker lets any object under "item" name id twice; only a
 		// web_search item may (SPEC §4.1), whatever the record's type.
 		return audit.DuplicateKey
@@ -303,6 +307,23 @@ var (
 	}
 )
 
+// fieldNames interns every member name of records and items in the
+// contract; a name not in it is unknown wherever it appears.
+var fieldNames = func() map[string]string {
+	m := map[string]string{}
+	for _, fields := range recordFields {
+		for n := range fields {
+			m[n] = n
+		}
+	}
+	for _, fields := range itemFieldsByType {
+		for n := range fields {
+			m[n] = n
+		}
+	}
+	return m
+}()
+
 // closedObject checks the members of obj against fields: a wrong type is a
 // schema violation (false); an unknown name marks rec.
 func closedObject(obj []byte, fields map[string]fieldType, rec *Record) bool {
@@ -324,6 +345,7 @@ func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
 	it := &rec.Item
 	var id, typ []byte
 	ids := 0
+	ms := d.itemMembers[:0]
 	stream.Members(obj, func(name, value []byte) bool {
 		switch string(name) {
 		case "id":
@@ -333,48 +355,41 @@ func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
 			}
 		case "type":
 			typ = value
+		default:
+			ms = append(ms, member{fieldNames[string(name)], value})
 		}
 		return true
 	})
+	d.itemMembers = ms
+	if ids > 1 && !stream.TextIs(typ, "web_search") {
+		// The checker lets `id` appear twice only for this quirk; the
+		// second id of a web_search (the search call id) is ignored.
+		return audit.DuplicateKey
+	}
 	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
 		return audit.SchemaViolation
 	}
 	t := itemTypes[stream.Text(typ)]
 	it.Type = t
-	if ids > 1 && t != WebSearch {
-		// The checker lets `id` appear twice only for this quirk.
-		return audit.DuplicateKey
-	}
 	fields := itemFieldsByType[t]
 	var server, tool, args []byte
 	hasArgs, hasStatus := false, false
 	bad := false
-	seenID := false
-	stream.Members(obj, func(name, value []byte) bool {
-		n := string(name)
-		switch n {
-		case "type":
-			return true
-		case "id":
-			if seenID {
-				return true // web_search's second id: the search call id, ignored
-			}
-			seenID = true
-			return true
-		}
+	for _, m := range ms {
 		if t == UnknownItem {
-			return true
+			break // an unknown item is judged as a whole
 		}
-		want, known := fields[n]
+		want, known := fields[m.name]
 		if !known {
 			rec.UnknownField = true
-			return true
+			continue
 		}
+		value := m.value
 		if !typeOK(value, want) {
 			bad = true
-			return false
+			break
 		}
-		switch n {
+		switch m.name {
 		case "status":
 			hasStatus = true
 			st, ok := statuses[stream.Text(value)]
@@ -413,8 +428,10 @@ func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
 				return !bad
 			})
 		}
-		return !bad
-	})
+		if bad {
+			break
+		}
+	}
 	if bad {
 		return audit.SchemaViolation
 	}

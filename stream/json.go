@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -253,6 +254,36 @@ func (c *Checker) seen(first, level int, name []byte) bool {
 	return false
 }
 
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte at or after i that is a
+// quote, a backslash or a control character (or len(b)): eight bytes at a
+// time, since string contents are most of an export's bytes.
+func plainRun(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q := w ^ ('"' * ones)
+		bs := w ^ ('\\' * ones)
+		// A byte is flagged when it is zero after the XOR (a quote or a
+		// backslash) or below 0x20; bytes ≥ 0x80 never flag.
+		special := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((w - 0x20*ones) &^ w)
+		if special&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) {
+		ch := b[i]
+		if ch == '"' || ch == '\\' || ch < 0x20 {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
@@ -270,6 +301,10 @@ func skipSpace(b []byte, i int) int {
 func scanString(b []byte, i int) (int, bool) {
 	i++
 	for i < len(b) {
+		i = plainRun(b, i)
+		if i >= len(b) {
+			break
+		}
 		ch := b[i]
 		switch {
 		case ch == '"':

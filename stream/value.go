@@ -129,19 +129,25 @@ func TextIs(v []byte, s string) bool {
 	return Text(v) == s
 }
 
+// skipString returns the index just past the checked string at b[i]: the
+// first quote not escaped by an odd run of backslashes.
 func skipString(b []byte, i int) int {
 	i++
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i += 2
-		default:
-			i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
 		}
+		q := i + j
+		n := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
 	}
-	return len(b)
 }
 
 // skipValue returns the index just past the checked value at b[i].
