@@ -7,7 +7,9 @@ import (
 
 type versionCmd struct{}
 
-func (versionCmd) Help() string { return "Prints cairn's version: the module version, or the VCS revision of a source build." }
+func (versionCmd) Help() string {
+	return "Prints cairn's version: the module version, or the VCS revision of a source build."
+}
 
 func (versionCmd) Run(e *env) error {
 	fmt.Fprintln(e.stdout, "cairn "+version())
