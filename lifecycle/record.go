@@ -195,7 +195,7 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 	if typ == nil || stream.TypeOf(typ) != stream.String {
 		return audit.SchemaViolation
 	}
-	t, known := recordTypes[stream.Text(typ)]
+	t, known := recordTypes[string(stream.Unquote(typ))]
 	rec.Type = t
 	if !known {
 		// An unknown record is judged as a whole; its members are its own.
@@ -369,7 +369,7 @@ func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
 	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
 		return audit.SchemaViolation
 	}
-	t := itemTypes[stream.Text(typ)]
+	t := itemTypes[string(stream.Unquote(typ))]
 	it.Type = t
 	fields := itemFieldsByType[t]
 	var server, tool, args []byte
@@ -392,7 +392,7 @@ func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
 		switch m.name {
 		case "status":
 			hasStatus = true
-			st, ok := statuses[stream.Text(value)]
+			st, ok := statuses[string(stream.Unquote(value))]
 			if !ok || !hasStatusValue(t, st) {
 				st = OtherStatus
 				rec.UnknownField = true
@@ -439,23 +439,23 @@ func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
 		if server == nil || tool == nil || !hasArgs || !hasStatus {
 			return audit.SchemaViolation
 		}
-		it.Server = []byte(stream.Text(server))
-		it.Tool = []byte(stream.Text(tool))
+		it.Server = stream.Unquote(server)
+		it.Tool = stream.Unquote(tool)
 		it.Arguments = args
 	}
-	idText := stream.Text(id)
-	sum := sha256.Sum256([]byte(idText))
+	idText := stream.Unquote(id)
+	sum := sha256.Sum256(idText)
 	copy(it.Key[:], sum[:])
-	it.Identity = d.identity(idText, stream.Text(typ), it, args)
+	it.Identity = d.identity(idText, stream.Unquote(typ), it, args)
 	return 0
 }
 
 // identity digests what an item may not change between its records: id and
 // type, and for mcp_tool_call server, tool and arguments as a JSON value.
-func (d *Decoder) identity(id, typ string, it *Item, args []byte) [32]byte {
+func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) [32]byte {
 	b := d.canon[:0]
-	b = appendField(b, []byte(id))
-	b = appendField(b, []byte(typ))
+	b = appendField(b, id)
+	b = appendField(b, typ)
 	if it.Type == McpToolCall {
 		b = appendField(b, it.Server)
 		b = appendField(b, it.Tool)

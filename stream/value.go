@@ -54,7 +54,6 @@ func IsInteger(v []byte) bool {
 // with the member name unescaped and the value's bytes, until fn returns
 // false. A name is reused storage: fn must copy it to keep it.
 func Members(obj []byte, fn func(name, value []byte) bool) {
-	var scratch [64]byte
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
@@ -62,10 +61,7 @@ func Members(obj []byte, fn func(name, value []byte) bool) {
 	i = skipSpace(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
 		end := skipString(obj, i)
-		name, err := appendUnquoted(scratch[:0], obj[i:end])
-		if err != nil {
-			return
-		}
+		name := Unquote(obj[i:end])
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
 			return
@@ -102,6 +98,24 @@ func Elements(arr []byte, fn func(value []byte) bool) {
 		}
 		i = skipSpace(arr, i+1)
 	}
+}
+
+// Unquote returns the unescaped contents of the checked string value v:
+// a slice of v itself when it has no escapes, so that the common case does
+// not allocate; nil when v is not a string.
+func Unquote(v []byte) []byte {
+	if TypeOf(v) != String || len(v) < 2 {
+		return nil
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	s, err := appendUnquoted(nil, v)
+	if err != nil {
+		return nil
+	}
+	return s
 }
 
 // Text returns the unescaped contents of the checked string value v.
