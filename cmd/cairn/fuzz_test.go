@@ -63,7 +63,7 @@ func FuzzAudit(f *testing.F) {
 		if code < 0 || code > 3 {
 			t.Fatalf("exit %d", code)
 		}
-		rep := fzReport(t, code, stdout, stderr)
+		rep := fzReport(t, audit.FormatCodex, code, stdout, stderr)
 		sum := sha256.Sum256(in)
 		digest := hex.EncodeToString(sum[:])
 		if rep.Status != "invalid" {
@@ -85,6 +85,79 @@ func FuzzAudit(f *testing.F) {
 		}
 		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(hout, herr...), []byte(digest[:12]), nil))
 	})
+}
+
+// FuzzAuditTrajectory is FuzzAudit for --trajectory: arbitrary bytes, as a
+// normalized trajectory on standard input, with the same properties.
+func FuzzAuditTrajectory(f *testing.F) {
+	paths, err := filepath.Glob("../../testdata/controls/*.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var docs [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		docs = append(docs, b)
+	}
+	if len(docs) == 0 {
+		f.Fatal("no trajectory controls")
+	}
+	vocab := fzTrajectoryVocabulary(docs)
+	for _, b := range docs {
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+		f.Add(bytes.ReplaceAll(b, []byte(`"pi"`), []byte(`"opencode"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"pi"`), []byte(`"MARKERharness9"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"sequence": 1`), []byte(`"sequence": 0`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"search-1"`), []byte(`"MARKERcall1234"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`": "`), []byte(`": "MARKERq1w2e3r4`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"truncated": false`), []byte(`"truncated": true, "truncated": false`)))
+	}
+	f.Add([]byte(`{"events":[` + strings.Repeat(`[`, 200) + `]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		code, stdout, stderr := privRun([]string{"eval", "protocol", "--trajectory", "-", "--json"}, in)
+		if code < 0 || code > 3 {
+			t.Fatalf("exit %d", code)
+		}
+		rep := fzReport(t, audit.FormatTrajectory, code, stdout, stderr)
+		sum := sha256.Sum256(in)
+		digest := hex.EncodeToString(sum[:])
+		if rep.Status != "invalid" {
+			if rep.Input.SHA256 == nil || *rep.Input.SHA256 != digest || rep.Input.Bytes != int64(len(in)) {
+				t.Fatalf("input %+v, want %d bytes with digest %s", rep.Input, len(in), digest)
+			}
+		}
+		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(stdout, stderr...), []byte(digest), nil))
+		hcode, hout, herr := privRun([]string{"eval", "protocol", "--trajectory", "-"}, in)
+		if hcode != code || !bytes.Equal(herr, stderr) {
+			t.Fatalf("human report: exit %d stderr %q; JSON report: exit %d stderr %q", hcode, herr, code, stderr)
+		}
+		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(hout, herr...), []byte(digest[:12]), nil))
+	})
+}
+
+// fzTrajectoryVocabulary is fzVocabulary for trajectories, with the
+// harness names a report prints.
+func fzTrajectoryVocabulary(docs [][]byte) string {
+	var b strings.Builder
+	b.WriteString("claude-code opencode pi\n")
+	for _, c := range audit.Codes() {
+		b.WriteString(c.String() + "\n" + c.Meaning() + "\n" + c.Next() + "\n")
+	}
+	for _, in := range append(docs, nil) {
+		for _, args := range [][]string{
+			{"eval", "protocol", "--trajectory", "-", "--json"},
+			{"eval", "protocol", "--trajectory", "-", "--capture-authorized"},
+		} {
+			_, stdout, stderr := privRun(args, in)
+			b.Write(stdout)
+			b.Write(stderr)
+		}
+	}
+	return b.String()
 }
 
 // fzReportJSON is the report, read strictly.
@@ -123,7 +196,7 @@ var fzExitStatus = map[int]string{0: "pass", 1: "fail", 2: "invalid", 3: "inconc
 
 // fzReport checks the shape of a --json report and its agreement with the
 // exit code and stderr.
-func fzReport(t *testing.T, code int, stdout, stderr []byte) fzReportJSON {
+func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzReportJSON {
 	t.Helper()
 	if !bytes.HasSuffix(stdout, []byte("\n")) || bytes.Count(stdout, []byte("\n")) != 1 {
 		t.Fatalf("stdout is not one line: %q", stdout)
@@ -149,8 +222,16 @@ func fzReport(t *testing.T, code int, stdout, stderr []byte) fzReportJSON {
 	if rep.Schema != audit.Schema || !rep.Enabled || rep.Status != fzExitStatus[code] || rep.ExitCode != code {
 		t.Fatalf("schema %q enabled %v status %q exit_code %d, with exit %d", rep.Schema, rep.Enabled, rep.Status, rep.ExitCode, code)
 	}
-	if rep.Input.Format != audit.FormatCodex || rep.Input.Source != "stdin" || rep.Input.Harness == nil || *rep.Input.Harness != "codex" {
-		t.Fatalf("input %+v", rep.Input)
+	harness := "none"
+	if rep.Input.Harness != nil {
+		harness = *rep.Input.Harness
+	}
+	wantHarness := map[string]bool{"codex": true}
+	if format == audit.FormatTrajectory {
+		wantHarness = map[string]bool{"none": true, "claude-code": true, "opencode": true, "pi": true}
+	}
+	if rep.Input.Format != format || rep.Input.Source != "stdin" || !wantHarness[harness] {
+		t.Fatalf("input %+v, harness %s", rep.Input, harness)
 	}
 	if len(rep.Counts) != 10 || len(rep.Limitations) != 3 {
 		t.Fatalf("counts %v, limitations %v", rep.Counts, rep.Limitations)
@@ -163,7 +244,11 @@ func fzReport(t *testing.T, code int, stdout, stderr []byte) fzReportJSON {
 		if !ok || c.Kind() != audit.KindInvalid {
 			t.Fatalf("invalid with error code %q, not an invalid code of SPEC §8", rep.Error.Code)
 		}
-		if r := rep.Error.Record; r != nil && (*r < 1 || *r > rep.Input.Records) {
+		first := 1 // a JSONL line; a trajectory's event index starts at 0
+		if format == audit.FormatTrajectory {
+			first = 0
+		}
+		if r := rep.Error.Record; r != nil && (*r < first || *r > rep.Input.Records) {
 			t.Fatalf("error at record %d of %d", *r, rep.Input.Records)
 		}
 		if !bytes.Contains(stderr, []byte(rep.Error.Code)) {
