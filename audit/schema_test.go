@@ -1,0 +1,142 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// schemaPath is where the JSON Schema of the report ships.
+const schemaPath = "../docs/report.schema.json"
+
+type obj = map[string]any
+
+func names(cs ...Code) []string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.String()
+	}
+	return s
+}
+
+func codesOfKind(k Kind) []Code {
+	var cs []Code
+	for _, c := range Codes() {
+		if c.Kind() == k {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+func closed(required []string, props obj) obj {
+	return obj{"type": "object", "required": required, "properties": props, "additionalProperties": false}
+}
+
+func nullable(s obj) obj { return obj{"oneOf": []any{obj{"type": "null"}, s}} }
+
+func checkSchema(codes ...Code) obj {
+	return closed([]string{"state", "codes"}, obj{
+		"state": obj{"enum": []string{"pass", "fail", "inconclusive"}},
+		"codes": obj{"type": "array", "uniqueItems": true, "items": obj{"enum": names(codes...)}},
+	})
+}
+
+// reportSchema builds the draft 2020-12 schema of the report (SPEC §7.1)
+// from the code table, so that the two cannot drift.
+func reportSchema() obj {
+	digest := obj{"type": "string", "pattern": "^[0-9a-f]{64}$"}
+	count := obj{"type": "integer", "minimum": 0}
+	countNames := []string{"calls", "memory_calls", "project_searches", "mutation_attempts", "opaque_calls",
+		"narration", "reasoning", "stream_errors", "unknown_records", "incomplete_calls"}
+	counts := obj{}
+	for _, n := range countNames {
+		counts[n] = count
+	}
+	members := []string{"schema", "enabled", "status", "exit_code", "input", "policy", "checks", "counts", "error", "limitations"}
+	enabled := closed(members, obj{
+		"schema":    obj{"const": Schema},
+		"enabled":   obj{"const": true},
+		"status":    obj{"enum": []string{"pass", "fail", "inconclusive", "invalid"}},
+		"exit_code": obj{"enum": []int{0, 1, 2, 3}},
+		"input": closed([]string{"format", "source", "harness", "sha256", "bytes", "records", "events"}, obj{
+			"format":  obj{"enum": []string{FormatCodex, FormatTrajectory}},
+			"source":  obj{"enum": []string{"file", "stdin"}},
+			"harness": obj{"enum": []any{"codex", "claude-code", "opencode", "pi", nil}},
+			"sha256":  nullable(digest),
+			"bytes":   obj{"type": "integer", "minimum": 0, "maximum": 16 << 20},
+			"records": count,
+			"events":  count,
+		}),
+		"policy": closed([]string{"catalog", "capture_authorized", "sha256"}, obj{
+			"catalog":            obj{"const": CatalogName},
+			"capture_authorized": obj{"type": "boolean"},
+			"sha256":             digest,
+		}),
+		"checks": nullable(closed([]string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"}, obj{
+			"evidence_complete": checkSchema(codesOfKind(KindEvidence)...),
+			"memory_first":      checkSchema(DispatchOrderUnknown, ToolBeforeProjectSearch, FirstSearchNotProjectScoped, ProjectSearchAbsent),
+			"retrieval_result":  checkSchema(ProjectSearchAbsent, SearchResultMissing, SearchResultError, SearchResultUninterpretable),
+			"direct_write_boundary": checkSchema(DestructiveMutation, DirectMutationUnauthorized, OpaqueToolEffects,
+				CaptureAuthorizationAsserted),
+		})),
+		"counts": closed(countNames, counts),
+		"error": nullable(closed([]string{"code", "record"}, obj{
+			"code":   obj{"enum": names(codesOfKind(KindInvalid)...)},
+			"record": nullable(count),
+		})),
+		"limitations": obj{"type": "array", "uniqueItems": true, "minItems": 3,
+			"items": obj{"enum": names(codesOfKind(KindLimitation)...)}},
+	})
+	statusExit := []any{}
+	for _, st := range []Status{StatusPass, StatusFail, StatusInvalid, StatusInconclusive} {
+		status, code := string(st), st.ExitCode()
+		then := obj{"properties": obj{"exit_code": obj{"const": code}}}
+		if status == "invalid" {
+			then["properties"].(obj)["checks"] = obj{"type": "null"}
+			then["properties"].(obj)["error"] = obj{"type": "object"}
+		} else {
+			then["properties"].(obj)["checks"] = obj{"type": "object"}
+			then["properties"].(obj)["error"] = obj{"type": "null"}
+		}
+		statusExit = append(statusExit, obj{"if": obj{"properties": obj{"status": obj{"const": status}}}, "then": then})
+	}
+	enabled["allOf"] = statusExit
+	disabled := closed([]string{"schema", "enabled", "status"}, obj{
+		"schema":  obj{"const": Schema},
+		"enabled": obj{"const": false},
+		"status":  obj{"const": "disabled"},
+	})
+	return obj{
+		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"$id":         "urn:cairn:eval:protocol:v1:report",
+		"title":       "cairn eval protocol report (" + Schema + ")",
+		"description": "The report of cairn eval protocol --json: SPEC §7.1, or the disabled envelope of §2.1. Generated from the code table by audit/schema_test.go; CAIRN_TEST_UPDATE=1 go test ./audit rewrites it.",
+		"oneOf":       []any{disabled, enabled},
+	}
+}
+
+// TestReportSchemaIsCurrent keeps docs/report.schema.json equal to what the
+// code table generates.
+func TestReportSchemaIsCurrent(t *testing.T) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(reportSchema()); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("CAIRN_TEST_UPDATE") == "1" {
+		if err := os.WriteFile(schemaPath, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, buf.Bytes()) {
+		t.Errorf("%s is stale: run CAIRN_TEST_UPDATE=1 go test ./audit", schemaPath)
+	}
+}
