@@ -12,10 +12,11 @@ import (
 
 // cli is the kong grammar of cairn.
 type cli struct {
-	Eval    evalCmd          `cmd:"" help:"Evaluate saved agent sessions."`
-	Explain explainCmd       `cmd:"" help:"Explain a report code and what to do about it."`
-	Version versionCmd       `cmd:"" help:"Print the version."`
-	V       kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	Eval       evalCmd          `cmd:"" help:"Evaluate saved agent sessions."`
+	Explain    explainCmd       `cmd:"" help:"Explain a report code and what to do about it."`
+	Version    versionCmd       `cmd:"" help:"Print the version."`
+	Completion completionCmd    `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
+	V          kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 type evalCmd struct {
@@ -90,6 +91,7 @@ var grammarWords = map[string]bool{
 	"eval": true, "protocol": true, "--json": true, "--capture-authorized": true,
 	"--codex-jsonl": true, "--trajectory": true, "--help": true, "-h": true, "-": true,
 	"explain": true, "version": true, "--version": true,
+	"completion": true, "bash": true, "zsh": true, "fish": true,
 }
 
 // redact returns a parser message, or a fixed one when the message quotes
