@@ -90,7 +90,7 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if c.JSON {
 		writeJSON(e.stdout, rep)
 	} else {
-		writeHuman(e.stdout, rep)
+		writeHuman(e.stdout, rep, isTerminal(e.stdout) && e.getenv("NO_COLOR") == "")
 	}
 	if rep.Error != nil {
 		writeInvalid(e.stderr, rep.Error)

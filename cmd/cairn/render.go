@@ -30,14 +30,18 @@ func short(hex *string) string {
 
 // writeHuman prints the few aligned lines of SPEC §7.3. Every word is a
 // fixed text, a code, a number or a digest.
-func writeHuman(w io.Writer, r *audit.Report) {
+func writeHuman(w io.Writer, r *audit.Report, color bool) {
+	paint := func(s string) string { return s }
+	if color {
+		paint = colorize
+	}
 	harness := "unknown"
 	if r.Input.Harness != nil {
 		harness = *r.Input.Harness
 	}
 	in := r.Input
 	policy := r.Policy.SHA256
-	fmt.Fprintf(w, "cairn eval protocol: %s (exit %d)\n", strings.ToUpper(string(r.Status)), r.ExitCode)
+	fmt.Fprintf(w, "cairn eval protocol: %s (exit %d)\n", paint(strings.ToUpper(string(r.Status))), r.ExitCode)
 	fmt.Fprintf(w, "%-22s %s from %s, harness %s, %d bytes, %d records, %d events\n",
 		"input", in.Format, in.Source, harness, in.Bytes, in.Records, in.Events)
 	fmt.Fprintf(w, "%-22s input %s  policy %s (%s)\n", "sha256", short(in.SHA256), short(&policy), r.Policy.Catalog)
@@ -71,7 +75,11 @@ func writeHuman(w io.Writer, r *audit.Report) {
 			for i, code := range row.check.Codes {
 				codes[i] = code.String()
 			}
-			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-22s %-12s %s", row.name, row.check.State, strings.Join(codes, " ")), " "))
+			state := fmt.Sprintf("%-12s", row.check.State)
+			if color {
+				state = paint(string(row.check.State)) + strings.Repeat(" ", 12-len(row.check.State))
+			}
+			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-22s %s %s", row.name, state, strings.Join(codes, " ")), " "))
 		}
 	}
 	lim := make([]string, len(r.Limitations))
@@ -79,6 +87,19 @@ func writeHuman(w io.Writer, r *audit.Report) {
 		lim[i] = l.String()
 	}
 	fmt.Fprintf(w, "%-22s %s\n", "not certified", strings.Join(lim, " "))
+}
+
+// colorize paints a status or state word: only on a terminal without
+// NO_COLOR (SPEC §7.3).
+func colorize(word string) string {
+	code := map[string]string{
+		"pass": "32", "PASS": "32", "fail": "31", "FAIL": "31",
+		"inconclusive": "33", "INCONCLUSIVE": "33", "INVALID": "1;31",
+	}[word]
+	if code == "" {
+		return word
+	}
+	return "\x1b[" + code + "m" + word + "\x1b[0m"
 }
 
 // writeInvalid prints the one-line explanation of an invalid input.
