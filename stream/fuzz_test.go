@@ -255,7 +255,9 @@ func FuzzChecker(f *testing.F) {
 		if again := stream.AppendCanonical(nil, canon); !bytes.Equal(again, canon) {
 			t.Fatalf("canonical form is not a fixed point:\n%q\n%q", canon, again)
 		}
-		if !fzSameValue(t, in, canon) {
+		// encoding/json reads invalid UTF-8 as U+FFFD, which can merge two
+		// names; the checker leaves UTF-8 to the reader (Check's contract).
+		if utf8.Valid(in) && !fzSameValue(t, in, canon) {
 			t.Fatalf("canonical form %q does not mean what %q means", canon, in)
 		}
 	})
