@@ -114,9 +114,9 @@ var codeTable = [numCodes]codeInfo{
 	InputUnreadable: {"input_unreadable", KindInvalid, "the input could not be opened or read", "check the file's permissions and that the disk is readable"},
 	InputTooLarge:   {"input_too_large", KindInvalid, "the input is larger than 16 MiB (16,777,216 bytes)", "export a single task-aligned turn; split larger sessions"},
 	InputChanged:    {"input_changed", KindInvalid, "the file changed while it was being read", "audit a closed copy that nothing is still writing to"},
-	EmptyInput:      {"empty_input", KindInvalid, "the input is empty (0 bytes)", "check that the export command wrote its output to this file"},
+	EmptyInput:      {"empty_input", KindInvalid, "the input is empty (0 bytes)", "check that the export command wrote its output where cairn reads it"},
 	InputBOM:        {"input_bom", KindInvalid, "the input starts with a UTF-8 byte-order mark", "re-export without a byte-order mark (plain UTF-8)"},
-	InputUTF16:      {"input_utf16", KindInvalid, "the input looks like UTF-16 (a UTF-16 byte-order mark or NUL bytes), as Windows PowerShell 5 redirection writes it", "re-export as UTF-8: pipe through Out-File -Encoding utf8NoBOM (PowerShell 7) or redirect from cmd.exe or a POSIX shell"},
+	InputUTF16:      {"input_utf16", KindInvalid, "the input looks like UTF-16 (a UTF-16 byte-order mark or NUL bytes), as Windows PowerShell 5 redirection writes it", "re-export as UTF-8: redirect from cmd.exe, Git Bash or WSL, or with > in PowerShell 7.4 or later"},
 	InputNotUTF8:    {"input_not_utf8", KindInvalid, "the input is not valid UTF-8", "re-export the session as UTF-8 without transcoding or truncating it"},
 
 	BlankRecord:     {"blank_record", KindInvalid, "a JSONL record is empty or whitespace only (only one terminal newline is allowed)", "remove blank lines; do not edit exports by hand"},

@@ -46,9 +46,9 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 		"input", in.Format, in.Source, harness, in.Bytes, in.Records, in.Events)
 	fmt.Fprintf(w, "%-22s input %s  policy %s (%s)\n", "sha256", short(in.SHA256), short(&policy), r.Policy.Catalog)
 	c := r.Counts
-	fmt.Fprintf(w, "%-22s %d calls: %d memory (%d project searches, %d mutations), %d opaque; %d incomplete\n",
+	fmt.Fprintf(w, "%-22s calls %d: memory %d (project searches %d, mutation attempts %d), opaque %d, incomplete %d\n",
 		"counts", c.Calls, c.MemoryCalls, c.ProjectSearches, c.MutationAttempts, c.OpaqueCalls, c.IncompleteCalls)
-	fmt.Fprintf(w, "%-22s %d narration, %d reasoning, %d stream errors, %d unknown records\n",
+	fmt.Fprintf(w, "%-22s narration %d, reasoning %d, stream errors %d, unknown records %d\n",
 		"", c.Narration, c.Reasoning, c.StreamErrors, c.UnknownRecords)
 	if r.Error != nil {
 		where := "the input as a whole"
