@@ -14,14 +14,16 @@ import (
 )
 
 type evalProtocolCmd struct {
-	CodexJSONL        inputFlag `name:"codex-jsonl" placeholder:"PATH" xor:"input" required:"" help:"Audit a codex exec --json export (JSONL); - reads standard input."`
-	Trajectory        inputFlag `name:"trajectory" placeholder:"PATH" xor:"input" required:"" help:"Audit a normalized Claude Code, OpenCode or Pi trajectory; - reads standard input."`
+	CodexJSONL        inputFlag `name:"codex-jsonl" placeholder:"PATH" xor:"input" help:"Audit a codex exec --json export (JSONL); - reads standard input."`
+	Trajectory        inputFlag `name:"trajectory" placeholder:"PATH" xor:"input" help:"Audit a normalized Claude Code, OpenCode or Pi trajectory; - reads standard input."`
 	JSON              bool      `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
 	CaptureAuthorized bool      `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
 }
 
 func (c *evalProtocolCmd) Help() string {
 	return strings.TrimSpace(`
+Give exactly one input: --codex-jsonl PATH or --trajectory PATH (- for stdin).
+
 Off by default: the audit runs only when CAIRN_EVAL is 1, true, yes or on.
 Otherwise it prints a disabled envelope and exits 0 without reading input;
 that is not a passing audit.
@@ -59,6 +61,16 @@ func gateOn(v string) bool {
 		return true
 	}
 	return false
+}
+
+// Validate runs after parsing, before the gate: exactly one input is
+// required. (Marking both flags required would make kong's usage line read
+// as if both were needed.)
+func (c *evalProtocolCmd) Validate() error {
+	if !c.CodexJSONL.set && !c.Trajectory.set {
+		return errors.New("give one input: --codex-jsonl PATH or --trajectory PATH (- reads standard input)")
+	}
+	return nil
 }
 
 func (c *evalProtocolCmd) Run(e *env) error {
