@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -141,7 +140,7 @@ func mkfifoCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mkfifo FILE")
 	}
-	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o666))
+	ts.Check(mkfifo(ts.MkAbs(args[0])))
 }
 
 // scriptReport is the part of a --json report the assertions read.
