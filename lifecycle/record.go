@@ -126,6 +126,7 @@ type Decoder struct {
 	text        []byte
 	members     []member
 	itemMembers []member
+	root, item  []stream.Field
 }
 
 type member struct {
@@ -168,27 +169,42 @@ func typeOK(v []byte, want fieldType) bool {
 // Decode reads a record that stream.Checker accepted. Its error codes are
 // SchemaViolation and DuplicateKey (a twice-named id outside web_search).
 func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
+	d.root = stream.AppendMembers(d.root[:0], line)
+	d.item = d.item[:0]
+	for _, f := range d.root {
+		if string(f.Name) == "item" {
+			d.item = stream.AppendMembers(d.item, f.Value)
+		}
+	}
+	return d.decode(d.root, d.item, rec)
+}
+
+// DecodeChecked is Decode for the record c has just accepted, reading the
+// members c recorded instead of walking the record again.
+func (d *Decoder) DecodeChecked(c *stream.Checker, rec *Record) audit.Code {
+	return d.decode(c.Root, c.Item, rec)
+}
+
+// decode reads a record from its members and those of its "item" object.
+func (d *Decoder) decode(root, item []stream.Field, rec *Record) audit.Code {
 	*rec = Record{}
-	var typ, item []byte
+	var typ, itemValue []byte
 	var bad bool
 	others := d.members[:0]
-	stream.Members(line, func(name, value []byte) bool {
-		switch string(name) {
+	for _, f := range root {
+		switch string(f.Name) {
 		case "type":
-			typ = value
+			typ = f.Value
 		case "item":
-			item = value
+			itemValue = f.Value
 		default:
 			// Known names are interned; any other is unknown ("" here).
-			others = append(others, member{fieldNames[string(name)], value})
+			others = append(others, member{fieldNames[string(f.Name)], f.Value})
 		}
-		return true
-	})
+	}
 	d.members = others
-	isItem := typ != nil && stream.TypeOf(typ) == stream.String &&
-		(stream.TextIs(typ, "item.started") || stream.TextIs(typ, "item.updated") || stream.TextIs(typ, "item.completed"))
-	if !isItem && idTwiceOutsideWebSearch(item) {
-		// The checker lets any object under "item" name id twice; only a
+	if idTwiceOutsideWebSearch(item) {
+		// The checker lets the object under "item" name id twice; only a
 		// web_search item may (SPEC §4.1), whatever the record's type.
 		return audit.DuplicateKey
 	}
@@ -228,35 +244,29 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 	}
 	switch t {
 	case ItemStarted, ItemUpdated, ItemCompleted:
-		if item == nil || stream.TypeOf(item) != stream.Object {
+		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
 			return audit.SchemaViolation
 		}
 		return d.decodeItem(item, rec)
 	}
-	if item != nil {
+	if itemValue != nil {
 		rec.UnknownField = true
 	}
 	return 0
 }
 
-// idTwiceOutsideWebSearch reports whether item, a record's "item" member
-// (nil when absent), is an object that names id more than once without
-// being a web_search item. stream.Checker allows a second id in any object
-// under "item" and leaves this decision to the decoder.
-func idTwiceOutsideWebSearch(item []byte) bool {
-	if stream.TypeOf(item) != stream.Object {
-		return false
-	}
+// idTwiceOutsideWebSearch reports whether the members of a record's "item"
+// object name id more than once without the item being a web_search.
+func idTwiceOutsideWebSearch(item []stream.Field) bool {
 	ids, webSearch := 0, false
-	stream.Members(item, func(name, value []byte) bool {
-		switch string(name) {
+	for _, f := range item {
+		switch string(f.Name) {
 		case "id":
 			ids++
 		case "type":
-			webSearch = stream.TypeOf(value) == stream.String && stream.TextIs(value, "web_search")
+			webSearch = stream.TextIs(f.Value, "web_search")
 		}
-		return true
-	})
+	}
 	return ids > 1 && !webSearch
 }
 
@@ -341,31 +351,24 @@ func closedObject(obj []byte, fields map[string]fieldType, rec *Record) bool {
 	return ok
 }
 
-func (d *Decoder) decodeItem(obj []byte, rec *Record) audit.Code {
+func (d *Decoder) decodeItem(item []stream.Field, rec *Record) audit.Code {
 	it := &rec.Item
 	var id, typ []byte
-	ids := 0
 	ms := d.itemMembers[:0]
-	stream.Members(obj, func(name, value []byte) bool {
-		switch string(name) {
+	for _, f := range item {
+		switch string(f.Name) {
 		case "id":
-			ids++
+			// A web_search's second id (the search call id) is ignored.
 			if id == nil {
-				id = value
+				id = f.Value
 			}
 		case "type":
-			typ = value
+			typ = f.Value
 		default:
-			ms = append(ms, member{fieldNames[string(name)], value})
+			ms = append(ms, member{fieldNames[string(f.Name)], f.Value})
 		}
-		return true
-	})
-	d.itemMembers = ms
-	if ids > 1 && !stream.TextIs(typ, "web_search") {
-		// The checker lets `id` appear twice only for this quirk; the
-		// second id of a web_search (the search call id) is ignored.
-		return audit.DuplicateKey
 	}
+	d.itemMembers = ms
 	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
 		return audit.SchemaViolation
 	}

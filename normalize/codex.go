@@ -33,7 +33,7 @@ func (c *Codex) Record(line []byte, n int) error {
 		return audit.Invalid(code, n, c.checker.Cause())
 	}
 	rec := &c.rec
-	if code := c.decoder.Decode(line, rec); code != 0 {
+	if code := c.decoder.DecodeChecked(&c.checker, rec); code != 0 {
 		return audit.Invalid(code, n, nil)
 	}
 	step, code := c.machine.Apply(rec)

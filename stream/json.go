@@ -29,6 +29,12 @@ type Checker struct {
 	// caller must still confirm that the item is a web_search.
 	ItemIDTwice bool
 
+	// Root and Item are the members of the last checked record and of the
+	// object under its root member "item" (empty when there is none), in
+	// order, as slices of the record: a decoder reads them without walking
+	// the record again. Valid until the next Check.
+	Root, Item []Field
+
 	b     []byte
 	arena []byte   // unescaped member names of the open objects
 	names []nameAt // arena spans of the open objects' names
@@ -50,6 +56,7 @@ var (
 // DuplicateKey or NestingTooDeep; 0 means b is one valid JSON object. The
 // input must already be valid UTF-8 (the reader checks the raw bytes).
 func (c *Checker) Check(b []byte) audit.Code {
+	c.Root, c.Item = c.Root[:0], c.Item[:0]
 	c.b = b
 	c.cause = nil
 	c.arena = c.arena[:0]
@@ -176,6 +183,7 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 		if i >= len(b) || b[i] != '"' {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
+		nameStart := i
 		end, ok := scanString(b, i)
 		if !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
@@ -216,6 +224,7 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 		}
 		i = skipSpace(b, i+1)
 		var code audit.Code
+		nameEnd := end
 		if root && string(name) == "item" && i < len(b) && b[i] == '{' {
 			end, code = c.object(i, depth+1, false, true)
 		} else {
@@ -223,6 +232,14 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 		}
 		if code != 0 {
 			return 0, code
+		}
+		if root || item {
+			m := Field{Name: Unquote(b[nameStart:nameEnd]), Value: b[i:end]}
+			if root {
+				c.Root = append(c.Root, m)
+			} else {
+				c.Item = append(c.Item, m)
+			}
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) {

@@ -50,6 +50,19 @@ func IsInteger(v []byte) bool {
 	return TypeOf(v) == Number && bytes.IndexAny(v, ".eE") < 0
 }
 
+// Field is one member of an object: its unescaped name and its value.
+type Field struct{ Name, Value []byte }
+
+// AppendMembers appends the members of the checked object obj to dst, in
+// order, names unescaped (slices of obj when they have no escapes).
+func AppendMembers(dst []Field, obj []byte) []Field {
+	Members(obj, func(name, value []byte) bool {
+		dst = append(dst, Field{name, value})
+		return true
+	})
+	return dst
+}
+
 // Members calls fn with each member of the checked object obj, in order,
 // with the member name unescaped and the value's bytes, until fn returns
 // false. A name is reused storage: fn must copy it to keep it.
