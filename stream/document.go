@@ -231,7 +231,7 @@ func (d *Document) next() (Part, error) {
 			if code := d.g.finish(); code != 0 {
 				return d.fail(code, -1)
 			}
-			d.sum = d.g.h.Sum(nil)
+			d.sum = d.g.h.sum()
 			return Part{Kind: End}, nil
 		}
 	}

@@ -3,9 +3,7 @@ package stream
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"errors"
-	"hash"
 	"io"
 	"unicode/utf8"
 
@@ -30,12 +28,12 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // reported, whatever the buffer sizes.
 type guard struct {
 	n     int64
-	h     hash.Hash
+	h     *digest
 	carry []byte // an incomplete UTF-8 sequence at the end of the last chunk
 	buf   []byte
 }
 
-func newGuard() guard { return guard{h: sha256.New()} }
+func newGuard() guard { return guard{h: newDigest()} }
 
 // consume checks p, the next bytes of the input.
 func (g *guard) consume(p []byte) audit.Code {
@@ -54,7 +52,7 @@ func (g *guard) consume(p []byte) audit.Code {
 	if g.n > MaxBytes {
 		return audit.InputTooLarge
 	}
-	g.h.Write(p)
+	g.h.write(p)
 	if i := bytes.IndexByte(p, 0); i >= 0 {
 		// A NUL is UTF-16 evidence, unless an invalid sequence comes before
 		// it: where a chunk ends must not change the code.
@@ -167,7 +165,7 @@ func (l *Lines) next() ([]byte, error) {
 			line := append(l.long, chunk...)
 			if len(line) == 0 {
 				// Nothing after the terminal newline.
-				l.sum = l.g.h.Sum(nil)
+				l.sum = l.g.h.sum()
 				return nil, io.EOF
 			}
 			return l.frame(line)

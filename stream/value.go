@@ -3,7 +3,6 @@ package stream
 import (
 	"bytes"
 	"slices"
-	"strings"
 )
 
 // The helpers below read JSON that a Checker has already accepted; on other
@@ -223,24 +222,19 @@ func skipValue(b []byte, i int) int {
 func AppendCanonical(dst, v []byte) []byte {
 	switch TypeOf(v) {
 	case Object:
-		type member struct {
-			name  string
-			value []byte
+		var buf [16]Field
+		fs := AppendMembers(buf[:0], v)
+		if !slices.IsSortedFunc(fs, compareNames) {
+			slices.SortFunc(fs, compareNames)
 		}
-		var ms []member
-		Members(v, func(name, value []byte) bool {
-			ms = append(ms, member{string(name), value})
-			return true
-		})
-		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.name, b.name) })
 		dst = append(dst, '{')
-		for k, m := range ms {
+		for k, f := range fs {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendQuoted(dst, m.name)
+			dst = appendQuoted(dst, f.Name)
 			dst = append(dst, ':')
-			dst = AppendCanonical(dst, m.value)
+			dst = AppendCanonical(dst, f.Value)
 		}
 		return append(dst, '}')
 	case Array:
@@ -256,8 +250,10 @@ func AppendCanonical(dst, v []byte) []byte {
 		})
 		return append(dst, ']')
 	case String:
-		s, _ := appendUnquoted(nil, v)
-		return appendQuoted(dst, string(s))
+		if bytes.IndexByte(v, '\\') < 0 {
+			return append(dst, v...) // no escapes: already the one form
+		}
+		return appendQuoted(dst, Unquote(v))
 	case Number:
 		return appendNumber(dst, v)
 	default:
@@ -265,8 +261,10 @@ func AppendCanonical(dst, v []byte) []byte {
 	}
 }
 
+func compareNames(a, b Field) int { return bytes.Compare(a.Name, b.Name) }
+
 // appendQuoted writes s as a JSON string, escaping only what JSON requires.
-func appendQuoted(dst []byte, s string) []byte {
+func appendQuoted(dst []byte, s []byte) []byte {
 	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); i++ {
