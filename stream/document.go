@@ -11,20 +11,8 @@ import (
 // CheckValue is Check for one JSON value of any type, nested inside base
 // containers: the value's own arrays and objects count from base+1.
 func (c *Checker) CheckValue(b []byte, base int) audit.Code {
-	c.b = b
-	c.cause = nil
-	c.arena = c.arena[:0]
-	c.names = c.names[:0]
-	i := skipSpace(b, 0)
-	end, code := c.value(i, base)
-	if code != 0 {
-		return code
-	}
-	if skipSpace(b, end) != len(b) {
-		c.cause = errTrailing
-		return audit.MalformedJSON
-	}
-	return 0
+	end, code := c.value(c.start(b), base)
+	return c.end(end, code)
 }
 
 // PartKind says what a Document part is.

@@ -56,21 +56,32 @@ var (
 // DuplicateKey or NestingTooDeep; 0 means b is one valid JSON object. The
 // input must already be valid UTF-8 (the reader checks the raw bytes).
 func (c *Checker) Check(b []byte) audit.Code {
-	c.Root, c.Item = c.Root[:0], c.Item[:0]
-	c.b = b
-	c.cause = nil
-	c.arena = c.arena[:0]
-	c.names = c.names[:0]
-	i := skipSpace(b, 0)
+	i := c.start(b)
 	if i >= len(b) || b[i] != '{' {
 		c.cause = errNotObject
 		return audit.MalformedJSON
 	}
 	end, code := c.object(i, 1, true, false)
+	return c.end(end, code)
+}
+
+// start resets the checker for a new input and returns its first token.
+func (c *Checker) start(b []byte) int {
+	c.Root, c.Item = c.Root[:0], c.Item[:0]
+	c.b = b
+	c.cause = nil
+	c.arena = c.arena[:0]
+	c.names = c.names[:0]
+	return skipSpace(b, 0)
+}
+
+// end accepts the input when the value ending at end is followed by white
+// space only.
+func (c *Checker) end(end int, code audit.Code) audit.Code {
 	if code != 0 {
 		return code
 	}
-	if skipSpace(b, end) != len(b) {
+	if skipSpace(c.b, end) != len(c.b) {
 		c.cause = errTrailing
 		return audit.MalformedJSON
 	}
