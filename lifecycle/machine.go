@@ -188,7 +188,7 @@ type Step struct {
 
 // open is what is kept for an item in flight.
 type open struct {
-	identity [32]byte
+	identity Key
 	state    ItemState
 	seq      int
 }

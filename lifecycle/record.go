@@ -1,8 +1,8 @@
 package lifecycle
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
+	"hash/maphash"
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/stream"
@@ -107,7 +107,7 @@ type Item struct {
 	// Key identifies the item by its id; Identity digests what may not
 	// change over its lifecycle (SPEC §4.3).
 	Key      Key
-	Identity [32]byte
+	Identity Key
 	Status   Status
 
 	// mcp_tool_call only.
@@ -117,8 +117,23 @@ type Item struct {
 	Error        []byte // raw JSON, nil when absent
 }
 
-// Key is a digest of an item id: the lifecycle keeps digests, not IDs.
+// Key is a 128-bit digest of an item id or identity: the lifecycle keeps
+// digests, not IDs or payloads.
 type Key [16]byte
+
+// keySeeds are chosen at random per process, so that no input can be
+// crafted to make two different ids or identities collide; two 64-bit
+// seeded hashes are much cheaper per item than a SHA-256, and an accidental
+// collision (2^-128) is out of reach.
+var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// KeyOf digests b.
+func KeyOf(b []byte) Key {
+	var k Key
+	binary.LittleEndian.PutUint64(k[:8], maphash.Bytes(keySeeds[0], b))
+	binary.LittleEndian.PutUint64(k[8:], maphash.Bytes(keySeeds[1], b))
+	return k
+}
 
 // Decoder turns checked records into Records. It holds scratch space.
 type Decoder struct {
@@ -447,15 +462,14 @@ func (d *Decoder) decodeItem(item []stream.Field, rec *Record) audit.Code {
 		it.Arguments = args
 	}
 	idText := stream.Unquote(id)
-	sum := sha256.Sum256(idText)
-	copy(it.Key[:], sum[:])
+	it.Key = KeyOf(idText)
 	it.Identity = d.identity(idText, stream.Unquote(typ), it, args)
 	return 0
 }
 
 // identity digests what an item may not change between its records: id and
 // type, and for mcp_tool_call server, tool and arguments as a JSON value.
-func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) [32]byte {
+func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
 	b := d.canon[:0]
 	b = appendField(b, id)
 	b = appendField(b, typ)
@@ -466,7 +480,7 @@ func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) [32]byte {
 		b = appendField(b, d.text)
 	}
 	d.canon = b
-	return sha256.Sum256(b)
+	return KeyOf(b)
 }
 
 func appendField(b, f []byte) []byte {

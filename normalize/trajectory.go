@@ -1,12 +1,12 @@
 package normalize
 
 import (
-	"crypto/sha256"
 	"time"
 
 	json "github.com/goccy/go-json"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -55,7 +55,7 @@ type Trajectory struct {
 	seen          map[string]bool // required top-level members seen
 	lastSeq       int64
 	haveSeq       bool
-	calls         map[[16]byte]*callState
+	calls         map[lifecycle.Key]*callState
 	capture       bool
 	unknownFields bool
 }
@@ -65,7 +65,7 @@ func NewTrajectory(captureAuthorized bool) *Trajectory {
 	t := &Trajectory{
 		engines: map[string]*audit.Engine{},
 		seen:    map[string]bool{},
-		calls:   map[[16]byte]*callState{},
+		calls:   map[lifecycle.Key]*callState{},
 	}
 	for _, h := range Harnesses {
 		t.engines[h] = audit.NewEngine(captureAuthorized)
@@ -332,12 +332,7 @@ func (t *Trajectory) Event(v []byte, i int) error {
 	return nil
 }
 
-func callKey(id []byte) [16]byte {
-	sum := sha256.Sum256([]byte(stream.Text(id)))
-	var k [16]byte
-	copy(k[:], sum[:])
-	return k
-}
+func callKey(id []byte) lifecycle.Key { return lifecycle.KeyOf(stream.Unquote(id)) }
 
 func (t *Trajectory) invocation(p []byte, i int) error {
 	var id, tool, input []byte
