@@ -178,12 +178,19 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 	for len(c.maps) <= level {
 		c.maps = append(c.maps, nil)
 	}
-	if c.maps[level] != nil {
-		clear(c.maps[level])
-	}
 	defer func() {
 		c.names = c.names[:first]
 		c.arena = c.arena[:arenaMark]
+		// Empty the level's map only if this object used it, and drop a
+		// large one: clearing costs its capacity, which must not be paid
+		// again by every later object at this depth.
+		if m := c.maps[level]; len(m) > 0 {
+			if len(m) > 4*smallObject {
+				c.maps[level] = nil
+			} else {
+				clear(m)
+			}
+		}
 	}()
 	idSeen := 0
 	i = skipSpace(b, i+1)
