@@ -204,7 +204,8 @@ type Machine struct {
 
 // NewMachine returns a machine at the start of a stream.
 func NewMachine() *Machine {
-	return &Machine{open: map[Key]open{}, done: map[Key]struct{}{}}
+	// Sized for a typical turn, so that the maps rarely grow in steps.
+	return &Machine{open: make(map[Key]open, 16), done: make(map[Key]struct{}, 1024)}
 }
 
 // Apply runs rec through the FSMs. For item records it returns the item's

@@ -21,6 +21,7 @@ const (
 	ItemUpdated
 	ItemCompleted
 	StreamError // a top-level `error` record
+	numRecordTypes
 )
 
 var recordTypes = map[string]RecordType{
@@ -48,6 +49,7 @@ const (
 	WebSearch
 	TodoList
 	ErrorItem
+	numItemTypes
 )
 
 var itemTypes = map[string]ItemType{
@@ -286,7 +288,7 @@ func idTwiceOutsideWebSearch(item []stream.Field) bool {
 }
 
 // recordFields lists each known record type's members besides type and item.
-var recordFields = map[RecordType]map[string]fieldType{
+var recordFields = [numRecordTypes]map[string]fieldType{
 	ThreadStarted: {"thread_id": tString},
 	TurnStarted:   {},
 	TurnCompleted: {"usage": tObject},
@@ -308,7 +310,7 @@ var (
 	mcpResultFields  = map[string]fieldType{"content": tArray, "structured_content": tAny}
 	changeKinds      = []string{"add", "delete", "update"}
 	collabTools      = []string{"spawn_agent", "send_input", "wait", "close_agent"}
-	itemFieldsByType = map[ItemType]map[string]fieldType{
+	itemFieldsByType = [numItemTypes]map[string]fieldType{
 		AgentMessage: {"text": tString},
 		Reasoning:    {"text": tString},
 		CommandExecution: {"command": tString, "aggregated_output": tString,
