@@ -58,33 +58,37 @@ func FuzzAudit(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Add([]byte("\xef\xbb\xbf{}"))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		code, stdout, stderr := privRun([]string{"eval", "protocol", "--codex-jsonl", "-", "--json"}, in)
-		if code < 0 || code > 3 {
-			t.Fatalf("exit %d", code)
-		}
-		rep := fzReport(t, audit.FormatCodex, code, stdout, stderr)
-		sum := sha256.Sum256(in)
-		digest := hex.EncodeToString(sum[:])
-		if rep.Status != "invalid" {
-			if rep.Input.SHA256 == nil || *rep.Input.SHA256 != digest || rep.Input.Bytes != int64(len(in)) {
-				t.Fatalf("input %+v, want %d bytes with digest %s", rep.Input, len(in), digest)
-			}
-		}
-		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(stdout, stderr...), []byte(digest), nil))
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--codex-jsonl", audit.FormatCodex, in) })
+}
 
-		hcode, hout, herr := privRun([]string{"eval", "protocol", "--codex-jsonl", "-"}, in)
-		if hcode != code {
-			t.Fatalf("human report: exit %d, JSON report: exit %d", hcode, code)
+// fuzzAuditInput runs in through the CLI on standard input, in JSON and
+// human modes, and checks the properties FuzzAudit states.
+func fuzzAuditInput(t *testing.T, vocab string, flag, format string, in []byte) {
+	code, stdout, stderr := privRun([]string{"eval", "protocol", flag, "-", "--json"}, in)
+	if code < 0 || code > 3 {
+		t.Fatalf("exit %d", code)
+	}
+	rep := fzReport(t, format, code, stdout, stderr)
+	sum := sha256.Sum256(in)
+	digest := hex.EncodeToString(sum[:])
+	if rep.Status != "invalid" {
+		if rep.Input.SHA256 == nil || *rep.Input.SHA256 != digest || rep.Input.Bytes != int64(len(in)) {
+			t.Fatalf("input %+v, want %d bytes with digest %s", rep.Input, len(in), digest)
 		}
-		if want := "cairn eval protocol: " + strings.ToUpper(rep.Status) + " "; !bytes.HasPrefix(hout, []byte(want)) {
-			t.Fatalf("human report starts %q, want %q", privFirstLine(hout), want)
-		}
-		if !bytes.Equal(herr, stderr) {
-			t.Fatalf("stderr differs between modes: %q and %q", herr, stderr)
-		}
-		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(hout, herr...), []byte(digest[:12]), nil))
-	})
+	}
+	fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(stdout, stderr...), []byte(digest), nil))
+
+	hcode, hout, herr := privRun([]string{"eval", "protocol", flag, "-"}, in)
+	if hcode != code {
+		t.Fatalf("human report: exit %d, JSON report: exit %d", hcode, code)
+	}
+	if want := "cairn eval protocol: " + strings.ToUpper(rep.Status) + " "; !bytes.HasPrefix(hout, []byte(want)) {
+		t.Fatalf("human report starts %q, want %q", privFirstLine(hout), want)
+	}
+	if !bytes.Equal(herr, stderr) {
+		t.Fatalf("stderr differs between modes: %q and %q", herr, stderr)
+	}
+	fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(hout, herr...), []byte(digest[:12]), nil))
 }
 
 // FuzzAuditTrajectory is FuzzAudit for --trajectory: arbitrary bytes, as a
@@ -117,26 +121,7 @@ func FuzzAuditTrajectory(f *testing.F) {
 		f.Add(bytes.ReplaceAll(b, []byte(`"truncated": false`), []byte(`"truncated": true, "truncated": false`)))
 	}
 	f.Add([]byte(`{"events":[` + strings.Repeat(`[`, 200) + `]}`))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		code, stdout, stderr := privRun([]string{"eval", "protocol", "--trajectory", "-", "--json"}, in)
-		if code < 0 || code > 3 {
-			t.Fatalf("exit %d", code)
-		}
-		rep := fzReport(t, audit.FormatTrajectory, code, stdout, stderr)
-		sum := sha256.Sum256(in)
-		digest := hex.EncodeToString(sum[:])
-		if rep.Status != "invalid" {
-			if rep.Input.SHA256 == nil || *rep.Input.SHA256 != digest || rep.Input.Bytes != int64(len(in)) {
-				t.Fatalf("input %+v, want %d bytes with digest %s", rep.Input, len(in), digest)
-			}
-		}
-		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(stdout, stderr...), []byte(digest), nil))
-		hcode, hout, herr := privRun([]string{"eval", "protocol", "--trajectory", "-"}, in)
-		if hcode != code || !bytes.Equal(herr, stderr) {
-			t.Fatalf("human report: exit %d stderr %q; JSON report: exit %d stderr %q", hcode, herr, code, stderr)
-		}
-		fzNoLeak(t, vocab, in, bytes.ReplaceAll(append(hout, herr...), []byte(digest[:12]), nil))
-	})
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--trajectory", audit.FormatTrajectory, in) })
 }
 
 // fzTrajectoryVocabulary is fzVocabulary for trajectories, with the
