@@ -18,14 +18,25 @@ go run ./scripts/gencodex -size 1048576 > "$dir/1mib.jsonl"
 { head -n 2 "$dir/max.jsonl"; echo '{"type":'; tail -n +4 "$dir/max.jsonl"; } | head -c 16777000 > "$dir/bad3.jsonl"
 
 export CAIRN_EVAL=1
-# wall seconds and peak RSS in KiB of one run of "$@"
+# wall seconds (from a nanosecond clock) and peak RSS in KiB of one run of
+# "$@"; GNU time's own wall figure has only 10 ms steps.
 measure() {
-  /usr/bin/time -f '%e %M' -o "$dir/t" "$@" >/dev/null 2>&1 || true
-  cat "$dir/t" | tail -n 1
+  local t0 t1
+  t0=$(date +%s%N)
+  /usr/bin/time -f '%M' -o "$dir/t" "$@" >/dev/null 2>&1 || true
+  t1=$(date +%s%N)
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }') $(tail -n 1 "$dir/t")"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-printf '%-12s %10s %10s %10s %8s %12s %10s\n' file bytes records cairn_s jq_s ratio cairn_rss
+# The cost of starting a process here (GNU time, then a do-nothing binary):
+# on a VM it can be tens of milliseconds. The net ratio subtracts it from
+# both tools' times.
+: > "$dir/f"
+for _ in $(seq "$rounds"); do read -r s _ < <(measure true); echo "$s" >> "$dir/f"; done
+floor=$(median < "$dir/f")
+echo "process start floor: ${floor}s (median of $rounds runs of /usr/bin/time true)"
+printf '%-8s %10s %8s %9s %9s %7s %10s %10s\n' file bytes records cairn_s jq_s ratio net_ratio cairn_rss
 for f in max short 1mib bad3; do
   in="$dir/$f.jsonl"
   : > "$dir/c"; : > "$dir/j"; : > "$dir/r"
@@ -41,9 +52,10 @@ for f in max short 1mib bad3; do
   if [ "$f" != bad3 ]; then
     j=$(median < "$dir/j")
     ratio=$(awk -v c="$c" -v j="$j" 'BEGIN { if (c > 0) printf "%.1fx", j / c; else print "inf" }')
+    net=$(awk -v c="$c" -v j="$j" -v f="$floor" 'BEGIN { if (c > f) printf "%.1fx", (j - f) / (c - f); else print "inf" }')
   else
-    j=-; ratio=-
+    j=-; ratio=-; net=-
   fi
-  printf '%-12s %10d %10d %10s %8s %12s %7d KiB\n' "$f" "$(wc -c < "$in")" "$(wc -l < "$in")" "$c" "$j" "$ratio" "$r"
+  printf '%-8s %10d %8d %9s %9s %7s %10s %6d KiB\n' "$f" "$(wc -c < "$in")" "$(wc -l < "$in")" "$c" "$j" "$ratio" "$net" "$r"
 done
-echo "(GNU time reports wall time in 10 ms steps: use go test -bench for finer figures)"
+echo "(wall times include process start-up and GNU time's own fork, the same for both tools)"
