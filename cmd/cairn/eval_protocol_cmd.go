@@ -174,7 +174,7 @@ func asInputError(err error) *audit.InputError {
 	return ie
 }
 
-type codexReader struct{ *stream.Lines }
+type codexReader struct{ *stream.Prefetch }
 
 func (c codexReader) Records() int { return c.Record() }
 
@@ -182,7 +182,10 @@ func (c codexReader) Records() int { return c.Record() }
 func readCodex(r io.Reader, capture bool) (reader, *audit.Engine, error) {
 	engine := audit.NewEngine(capture)
 	codex := normalize.NewCodex(engine)
-	lines := stream.NewLines(r)
+	// Framing runs ahead on a second goroutine; what it returns, and in
+	// which order, is exactly what stream.Lines returns.
+	lines := stream.NewPrefetch(stream.NewLines(r))
+	defer lines.Close()
 	for {
 		line, err := lines.Next()
 		if errors.Is(err, io.EOF) {

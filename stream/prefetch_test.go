@@ -1,0 +1,139 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// step is what a framer returned for one call of Next.
+type step struct {
+	line    string
+	record  int
+	bytes   int64
+	errText string
+}
+
+type framer interface {
+	Next() ([]byte, error)
+	Record() int
+	Bytes() int64
+	Sum() []byte
+}
+
+func trace(f framer) ([]step, []byte) {
+	var steps []step
+	for {
+		line, err := f.Next()
+		s := step{line: string(line), record: f.Record(), bytes: f.Bytes()}
+		if err != nil {
+			var ie *audit.InputError
+			switch {
+			case errors.Is(err, io.EOF):
+				s.errText = "EOF"
+			case errors.As(err, &ie):
+				s.errText = fmt.Sprintf("%s@%d", ie.Code, ie.Record)
+			default:
+				s.errText = err.Error()
+			}
+			steps = append(steps, s)
+			// After an error, the same error again.
+			if _, again := f.Next(); again == nil || (again.Error() != err.Error()) {
+				steps = append(steps, step{errText: "different error on repeat"})
+			}
+			return steps, f.Sum()
+		}
+		steps = append(steps, s)
+	}
+}
+
+// samePrefetch checks that Prefetch returns exactly what Lines returns.
+func samePrefetch(t *testing.T, name string, in []byte) {
+	t.Helper()
+	want, wantSum := trace(NewLines(bytes.NewReader(in)))
+	p := NewPrefetch(NewLines(bytes.NewReader(in)))
+	defer p.Close()
+	got, gotSum := trace(p)
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d steps, want %d", name, len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: step %d: got %+v, want %+v", name, i, got[i], want[i])
+		}
+	}
+	if !bytes.Equal(gotSum, wantSum) {
+		t.Fatalf("%s: got digest %x, want %x", name, gotSum, wantSum)
+	}
+}
+
+func prefetchInputs(t testing.TB) map[string][]byte {
+	in := map[string][]byte{}
+	files, _ := filepath.Glob("../testdata/codex/*.jsonl")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in[filepath.Base(f)] = b
+	}
+	many := strings.Repeat(`{"type":"error","message":"m"}`+"\n", 3000)
+	long := `{"type":"error","message":"` + strings.Repeat("x", 200<<10) + `"}` + "\n"
+	in["empty"] = nil
+	in["bom"] = []byte("\xef\xbb\xbf{}\n")
+	in["many records"] = []byte(many)
+	in["many then blank"] = []byte(many + "\n")
+	in["invalid utf8 late"] = []byte(many + "{\"a\":\"\xff\"}\n" + many)
+	in["nul late"] = []byte(many + "{\x00}\n")
+	in["long lines"] = []byte(long + many + long)
+	in["no final newline"] = []byte(strings.TrimSuffix(many, "\n"))
+	in["too many records"] = []byte(strings.Repeat("{}\n", MaxRecords+1))
+	in["too large"] = []byte(strings.Repeat(long, MaxBytes/len(long)+1))
+	return in
+}
+
+func TestPrefetchIsLines(t *testing.T) {
+	for name, in := range prefetchInputs(t) {
+		t.Run(name, func(t *testing.T) { samePrefetch(t, name, in) })
+	}
+}
+
+// TestPrefetchClose checks that a caller stopping early ends the reading
+// goroutine.
+func TestPrefetchClose(t *testing.T) {
+	before := runtime.NumGoroutine()
+	in := []byte(strings.Repeat(`{"type":"error","message":"m"}`+"\n", 20000))
+	for range 10 {
+		p := NewPrefetch(NewLines(bytes.NewReader(in)))
+		if _, err := p.Next(); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("got %d goroutines after Close, want at most %d", n, before)
+	}
+}
+
+// FuzzPrefetch: on any input, Prefetch returns what Lines returns.
+func FuzzPrefetch(f *testing.F) {
+	for _, in := range prefetchInputs(f) {
+		if len(in) < 1<<20 {
+			f.Add(in)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) { samePrefetch(t, "fuzz input", in) })
+}
