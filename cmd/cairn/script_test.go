@@ -143,22 +143,10 @@ func mkfifoCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(mkfifo(ts.MkAbs(args[0])))
 }
 
-// scriptReport is the part of a --json report the assertions read.
-type scriptReport struct {
-	Status string `json:"status"`
-	Checks map[string]struct {
-		State string   `json:"state"`
-		Codes []string `json:"codes"`
-	} `json:"checks"`
-	Counts map[string]int `json:"counts"`
-	Error  *struct {
-		Code   string `json:"code"`
-		Record *int   `json:"record"`
-	} `json:"error"`
-}
-
-func readReport(ts *testscript.TestScript) scriptReport {
-	var r scriptReport
+// readReport decodes the --json report on stdout (fzReportJSON, the same
+// strict reading the fuzz targets use).
+func readReport(ts *testscript.TestScript) fzReportJSON {
+	var r fzReportJSON
 	out := ts.ReadFile("stdout")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		ts.Fatalf("stdout is not a JSON report: %v", err)
@@ -181,7 +169,10 @@ func checksCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("status %s, want %s", r.Status, args[0])
 	}
 	for i, name := range []string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"} {
-		c, ok := r.Checks[name]
+		if r.Checks == nil {
+			ts.Fatalf("report has no checks (status %s)", r.Status)
+		}
+		c, ok := (*r.Checks)[name]
 		if !ok {
 			ts.Fatalf("report has no check %s", name)
 		}
