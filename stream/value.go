@@ -131,28 +131,13 @@ func Unquote(v []byte) []byte {
 }
 
 // Text returns the unescaped contents of the checked string value v.
-func Text(v []byte) string {
-	if TypeOf(v) != String {
-		return ""
-	}
-	s, err := appendUnquoted(nil, v)
-	if err != nil {
-		return ""
-	}
-	return string(s)
-}
+func Text(v []byte) string { return string(Unquote(v)) }
 
 // TextIs reports whether the checked string value v holds exactly s,
 // without allocating when v has no escapes.
 func TextIs(v []byte, s string) bool {
-	if TypeOf(v) != String || len(v) < 2 {
-		return false
-	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner) == s
-	}
-	return Text(v) == s
+	u := Unquote(v)
+	return u != nil && string(u) == s
 }
 
 // skipString returns the index just past the checked string at b[i]: the
