@@ -198,14 +198,13 @@ type open struct {
 type Machine struct {
 	Turn  Turn
 	open  map[Key]open
-	done  map[Key]struct{}
+	done  doneSet
 	items int
 }
 
 // NewMachine returns a machine at the start of a stream.
 func NewMachine() *Machine {
-	// Sized for a typical turn, so that the maps rarely grow in steps.
-	return &Machine{open: make(map[Key]open, 16), done: make(map[Key]struct{}, 1024)}
+	return &Machine{open: make(map[Key]open, 16)}
 }
 
 // Apply runs rec through the FSMs. For item records it returns the item's
@@ -237,7 +236,7 @@ func (m *Machine) Apply(rec *Record) (Step, audit.Code) {
 	from := o.state
 	if !inFlight {
 		from = Absent
-		if _, ok := m.done[it.Key]; ok {
+		if m.done.has(it) {
 			from = Done
 		}
 	}
@@ -257,7 +256,7 @@ func (m *Machine) Apply(rec *Record) (Step, audit.Code) {
 	switch s.next {
 	case Done:
 		delete(m.open, it.Key)
-		m.done[it.Key] = struct{}{}
+		m.done.add(it)
 	default:
 		m.open[it.Key] = open{identity: it.Identity, state: s.next, seq: step.Seq}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,12 +119,15 @@ const (
 type snapshot struct {
 	Turn  Turn
 	Open  map[Key]open
-	Done  map[Key]struct{}
+	Done  doneSet
 	Items int
 }
 
 func snap(m *Machine) snapshot {
-	return snapshot{m.Turn, maps.Clone(m.open), maps.Clone(m.done), m.items}
+	done := m.done
+	done.bits = slices.Clone(done.bits)
+	done.other.slots = slices.Clone(done.other.slots)
+	return snapshot{m.Turn, maps.Clone(m.open), done, m.items}
 }
 
 // feed applies the records in order and fails the test if one is rejected.
@@ -286,12 +290,12 @@ func (w itemWant) String() string {
 	return "→ " + w.next.String()
 }
 
-// itemStateOf reads the state the machine holds for the item with key k.
-func itemStateOf(m *Machine, k Key) ItemState {
-	if o, ok := m.open[k]; ok {
+// itemStateOf reads the state the machine holds for the item it.
+func itemStateOf(m *Machine, it *Item) ItemState {
+	if o, ok := m.open[it.Key]; ok {
 		return o.state
 	}
-	if _, ok := m.done[k]; ok {
+	if m.done.has(it) {
 		return Done
 	}
 	return Absent
@@ -333,7 +337,7 @@ func TestMachineItemTable(t *testing.T) {
 						feed(t, m, wrap(eventRec[ev], item))
 					}
 					rec, _ := decodeLine(t, wrap(eventRec[e], item))
-					if got := itemStateOf(m, rec.Item.Key); got != r.state {
+					if got := itemStateOf(m, &rec.Item); got != r.state {
 						t.Fatalf("setup reached %s, want %s", got, r.state)
 					}
 					step, code := applyOne(t, m, wrap(eventRec[e], item))
@@ -343,7 +347,7 @@ func TestMachineItemTable(t *testing.T) {
 					if code != 0 {
 						return
 					}
-					if got := itemStateOf(m, rec.Item.Key); got != want.next {
+					if got := itemStateOf(m, &rec.Item); got != want.next {
 						t.Errorf("%s in %s moved to %s, want %s", e, r.state, got, want)
 					}
 					if wantStep := (Step{Event: e, From: r.state, Seq: 1}); step != wantStep {

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 
@@ -110,7 +111,10 @@ type Item struct {
 	// change over its lifecycle (SPEC §4.3).
 	Key      Key
 	Identity Key
-	Status   Status
+	// Num is N when the id is codex's own form item_N (decimal, no leading
+	// zero, below maxItemNum), else -1; two different ids never share a Num.
+	Num    int
+	Status Status
 
 	// mcp_tool_call only.
 	Server, Tool []byte // unescaped; never reported
@@ -135,6 +139,29 @@ func KeyOf(b []byte) Key {
 	binary.LittleEndian.PutUint64(k[:8], maphash.Bytes(keySeeds[0], b))
 	binary.LittleEndian.PutUint64(k[8:], maphash.Bytes(keySeeds[1], b))
 	return k
+}
+
+// maxItemNum bounds the item numbers kept as bits (a 128 KiB bitset at
+// most); larger ones go the way of any other id.
+const maxItemNum = 1 << 20
+
+// itemNum is N for an id item_N as codex numbers its items, else -1.
+func itemNum(id []byte) int {
+	digits, ok := bytes.CutPrefix(id, []byte("item_"))
+	if !ok || len(digits) == 0 || len(digits) > 7 || (digits[0] == '0' && len(digits) > 1) {
+		return -1
+	}
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n >= maxItemNum {
+		return -1
+	}
+	return n
 }
 
 // Decoder turns checked records into Records. It holds scratch space.
@@ -465,6 +492,7 @@ func (d *Decoder) decodeItem(item []stream.Field, rec *Record) audit.Code {
 	}
 	idText := stream.Unquote(id)
 	it.Key = KeyOf(idText)
+	it.Num = itemNum(idText)
 	it.Identity = d.identity(idText, stream.Unquote(typ), it, args)
 	return 0
 }

@@ -184,8 +184,10 @@ const (
 )
 
 var (
-	lcEvents    = []string{"item.started", "item.updated", "item.completed"}
-	lcIDs       = []string{"item_0", "item_1", "item_2", "item_3"}
+	lcEvents = []string{"item.started", "item.updated", "item.completed"}
+	// codex's own ids and others (kept apart from them by the lifecycle:
+	// item_01 is not item_1)
+	lcIDs       = []string{"item_0", "item_1", "item_2", "item_3", "item_01", "m"}
 	lcItemTypes = []string{"agent_message", "reasoning", "command_execution", "file_change",
 		"mcp_tool_call", "collab_tool_call", "web_search", "todo_list", "error", "plan"}
 	lcStatuses = []string{"in_progress", "completed", "failed", "declined", "paused"}
