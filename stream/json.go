@@ -36,13 +36,11 @@ type Checker struct {
 	Root, Item []Field
 
 	b     []byte
-	arena []byte   // unescaped member names of the open objects
-	names []nameAt // arena spans of the open objects' names
+	arena []byte   // unescaped member names (with escapes) of the open objects
+	names [][]byte // the open objects' member names, unescaped: slices of b or arena
 	maps  []map[string]struct{}
 	cause error
 }
-
-type nameAt struct{ off, end int }
 
 // errSyntax and friends are causes kept for tests; they never reach output.
 var (
@@ -171,27 +169,32 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 	if depth > MaxDepth {
 		return c.fail(audit.NestingTooDeep, nil)
 	}
-	b := c.b
 	first := len(c.names)
 	arenaMark := len(c.arena)
 	level := depth - 1
 	for len(c.maps) <= level {
 		c.maps = append(c.maps, nil)
 	}
-	defer func() {
-		c.names = c.names[:first]
-		c.arena = c.arena[:arenaMark]
-		// Empty the level's map only if this object used it, and drop a
-		// large one: clearing costs its capacity, which must not be paid
-		// again by every later object at this depth.
-		if m := c.maps[level]; len(m) > 0 {
-			if len(m) > 4*smallObject {
-				c.maps[level] = nil
-			} else {
-				clear(m)
-			}
+	end, code := c.members(i, depth, root, item, first, level)
+	c.names = c.names[:first]
+	c.arena = c.arena[:arenaMark]
+	// Empty the level's map only if this object used it, and drop a large
+	// one: clearing costs its capacity, which must not be paid again by
+	// every later object at this depth.
+	if m := c.maps[level]; len(m) > 0 {
+		if len(m) > 4*smallObject {
+			c.maps[level] = nil
+		} else {
+			clear(m)
 		}
-	}()
+	}
+	return end, code
+}
+
+// members checks the members of the object at b[i]; its names are kept
+// from c.names[first] on.
+func (c *Checker) members(i, depth int, root, item bool, first, level int) (int, audit.Code) {
+	b := c.b
 	idSeen := 0
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -201,18 +204,22 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 		if i >= len(b) || b[i] != '"' {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		nameStart := i
 		end, ok := scanString(b, i)
 		if !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		off := len(c.arena)
-		var err error
-		c.arena, err = appendUnquoted(c.arena, b[i:end])
-		if err != nil {
-			return c.fail(audit.MalformedJSON, err)
+		// Most names have no escape: those are compared as they are.
+		name := b[i+1 : end-1]
+		escaped := bytes.IndexByte(name, '\\') >= 0
+		if escaped {
+			off := len(c.arena)
+			var err error
+			c.arena, err = appendUnquoted(c.arena, b[i:end])
+			if err != nil {
+				return c.fail(audit.MalformedJSON, err)
+			}
+			name = c.arena[off:len(c.arena):len(c.arena)]
 		}
-		name := c.arena[off:]
 		if c.seen(first, level, name) {
 			if !(item && c.ItemIDTwice && string(name) == "id" && idSeen == 1) {
 				return c.fail(audit.DuplicateKey, nil)
@@ -221,7 +228,7 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 		if item && string(name) == "id" {
 			idSeen++
 		}
-		c.names = append(c.names, nameAt{off, len(c.arena)})
+		c.names = append(c.names, name)
 		if n := len(c.names) - first; n > smallObject {
 			m := c.maps[level]
 			if m == nil {
@@ -229,20 +236,20 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 				c.maps[level] = m
 			}
 			if len(m) == 0 {
-				for _, na := range c.names[first:] {
-					m[string(c.arena[na.off:na.end])] = struct{}{}
+				for _, n := range c.names[first:] {
+					m[string(n)] = struct{}{}
 				}
 			} else {
 				m[string(name)] = struct{}{}
 			}
 		}
+		nameStart, nameEnd := i, end
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		i = skipSpace(b, i+1)
 		var code audit.Code
-		nameEnd := end
 		if root && string(name) == "item" && i < len(b) && b[i] == '{' {
 			end, code = c.object(i, depth+1, false, true)
 		} else {
@@ -252,11 +259,16 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 			return 0, code
 		}
 		if root || item {
-			m := Field{Name: Unquote(b[nameStart:nameEnd]), Value: b[i:end]}
+			// A recorded name must outlive the arena: an escaped one is
+			// unescaped again into its own allocation.
+			f := Field{Name: name, Value: b[i:end]}
+			if escaped {
+				f.Name = Unquote(b[nameStart:nameEnd])
+			}
 			if root {
-				c.Root = append(c.Root, m)
+				c.Root = append(c.Root, f)
 			} else {
-				c.Item = append(c.Item, m)
+				c.Item = append(c.Item, f)
 			}
 		}
 		i = skipSpace(b, end)
@@ -281,8 +293,8 @@ func (c *Checker) seen(first, level int, name []byte) bool {
 		_, ok := c.maps[level][string(name)]
 		return ok
 	}
-	for _, na := range c.names[first:] {
-		if bytes.Equal(c.arena[na.off:na.end], name) {
+	for _, n := range c.names[first:] {
+		if bytes.Equal(n, name) {
 			return true
 		}
 	}
