@@ -25,15 +25,27 @@ const (
 	numRecordTypes
 )
 
-var recordTypes = map[string]RecordType{
-	"thread.started": ThreadStarted,
-	"turn.started":   TurnStarted,
-	"turn.completed": TurnCompleted,
-	"turn.failed":    TurnFailed,
-	"item.started":   ItemStarted,
-	"item.updated":   ItemUpdated,
-	"item.completed": ItemCompleted,
-	"error":          StreamError,
+// recordTypeOf is the record type named t, or UnknownRecord.
+func recordTypeOf(t []byte) RecordType {
+	switch string(t) {
+	case "thread.started":
+		return ThreadStarted
+	case "turn.started":
+		return TurnStarted
+	case "turn.completed":
+		return TurnCompleted
+	case "turn.failed":
+		return TurnFailed
+	case "item.started":
+		return ItemStarted
+	case "item.updated":
+		return ItemUpdated
+	case "item.completed":
+		return ItemCompleted
+	case "error":
+		return StreamError
+	}
+	return UnknownRecord
 }
 
 // ItemType is an item's `type`.
@@ -53,16 +65,29 @@ const (
 	numItemTypes
 )
 
-var itemTypes = map[string]ItemType{
-	"agent_message":     AgentMessage,
-	"reasoning":         Reasoning,
-	"command_execution": CommandExecution,
-	"file_change":       FileChange,
-	"mcp_tool_call":     McpToolCall,
-	"collab_tool_call":  CollabToolCall,
-	"web_search":        WebSearch,
-	"todo_list":         TodoList,
-	"error":             ErrorItem,
+// itemTypeOf is the item type named t, or UnknownItem.
+func itemTypeOf(t []byte) ItemType {
+	switch string(t) {
+	case "agent_message":
+		return AgentMessage
+	case "reasoning":
+		return Reasoning
+	case "command_execution":
+		return CommandExecution
+	case "file_change":
+		return FileChange
+	case "mcp_tool_call":
+		return McpToolCall
+	case "collab_tool_call":
+		return CollabToolCall
+	case "web_search":
+		return WebSearch
+	case "todo_list":
+		return TodoList
+	case "error":
+		return ErrorItem
+	}
+	return UnknownItem
 }
 
 // IsCall reports whether items of this type are tool calls: effects that
@@ -87,11 +112,19 @@ const (
 	OtherStatus // a value outside the contract
 )
 
-var statuses = map[string]Status{
-	"in_progress": InProgress,
-	"completed":   Completed,
-	"failed":      Failed,
-	"declined":    Declined,
+// statusOf is the status named s, or OtherStatus.
+func statusOf(s []byte) Status {
+	switch string(s) {
+	case "in_progress":
+		return InProgress
+	case "completed":
+		return Completed
+	case "failed":
+		return Failed
+	case "declined":
+		return Declined
+	}
+	return OtherStatus
 }
 
 // Record is what the audit needs of one codex exec record. Payloads are
@@ -174,9 +207,119 @@ type Decoder struct {
 }
 
 type member struct {
-	name  string
+	name  name
 	value []byte
 }
+
+// name is a member name of the contract (besides type, item and id) as a
+// small number, noName for any other: the decoder looks names up with one
+// switch, and the allowed members of each object in arrays.
+type name uint8
+
+const (
+	noName name = iota
+	nThreadID
+	nUsage
+	nError
+	nMessage
+	nText
+	nCommand
+	nAggregatedOutput
+	nExitCode
+	nStatus
+	nChanges
+	nServer
+	nTool
+	nArguments
+	nResult
+	nSenderThreadID
+	nReceiverThreadIDs
+	nPrompt
+	nAgentsStates
+	nQuery
+	nAction
+	nItems
+	nInputTokens
+	nCachedInputTokens
+	nOutputTokens
+	nReasoningOutputTokens
+	nPath
+	nKind
+	nCompleted
+	nContent
+	nStructuredContent
+	numNames
+)
+
+func nameOf(b []byte) name {
+	switch string(b) {
+	case "thread_id":
+		return nThreadID
+	case "usage":
+		return nUsage
+	case "error":
+		return nError
+	case "message":
+		return nMessage
+	case "text":
+		return nText
+	case "command":
+		return nCommand
+	case "aggregated_output":
+		return nAggregatedOutput
+	case "exit_code":
+		return nExitCode
+	case "status":
+		return nStatus
+	case "changes":
+		return nChanges
+	case "server":
+		return nServer
+	case "tool":
+		return nTool
+	case "arguments":
+		return nArguments
+	case "result":
+		return nResult
+	case "sender_thread_id":
+		return nSenderThreadID
+	case "receiver_thread_ids":
+		return nReceiverThreadIDs
+	case "prompt":
+		return nPrompt
+	case "agents_states":
+		return nAgentsStates
+	case "query":
+		return nQuery
+	case "action":
+		return nAction
+	case "items":
+		return nItems
+	case "input_tokens":
+		return nInputTokens
+	case "cached_input_tokens":
+		return nCachedInputTokens
+	case "output_tokens":
+		return nOutputTokens
+	case "reasoning_output_tokens":
+		return nReasoningOutputTokens
+	case "path":
+		return nPath
+	case "kind":
+		return nKind
+	case "completed":
+		return nCompleted
+	case "content":
+		return nContent
+	case "structured_content":
+		return nStructuredContent
+	}
+	return noName
+}
+
+// fields gives the declared type of each member an object may have; 0 for
+// a name it may not have.
+type fields [numNames]fieldType
 
 type fieldType uint8
 
@@ -223,10 +366,11 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 	return d.decode(d.root, d.item, rec)
 }
 
-// DecodeChecked is Decode for the record c has just accepted, reading the
-// members c recorded instead of walking the record again.
-func (d *Decoder) DecodeChecked(c *stream.Checker, rec *Record) audit.Code {
-	return d.decode(c.Root, c.Item, rec)
+// DecodeChecked is Decode for a record a stream.Checker has accepted,
+// reading the members it recorded (its Root and Item) instead of walking
+// the record again.
+func (d *Decoder) DecodeChecked(root, item []stream.Field, rec *Record) audit.Code {
+	return d.decode(root, item, rec)
 }
 
 // decode reads a record from its members and those of its "item" object.
@@ -242,8 +386,7 @@ func (d *Decoder) decode(root, item []stream.Field, rec *Record) audit.Code {
 		case "item":
 			itemValue = f.Value
 		default:
-			// Known names are interned; any other is unknown ("" here).
-			others = append(others, member{fieldNames[string(f.Name)], f.Value})
+			others = append(others, member{nameOf(f.Name), f.Value})
 		}
 	}
 	d.members = others
@@ -255,16 +398,16 @@ func (d *Decoder) decode(root, item []stream.Field, rec *Record) audit.Code {
 	if typ == nil || stream.TypeOf(typ) != stream.String {
 		return audit.SchemaViolation
 	}
-	t, known := recordTypes[string(stream.Unquote(typ))]
+	t := recordTypeOf(stream.Unquote(typ))
 	rec.Type = t
-	if !known {
+	if t == UnknownRecord {
 		// An unknown record is judged as a whole; its members are its own.
 		return 0
 	}
-	allowed := recordFields[t]
+	allowed := &recordFields[t]
 	for _, m := range others {
-		want, ok := allowed[m.name]
-		if !ok {
+		want := allowed[m.name]
+		if want == 0 {
 			rec.UnknownField = true
 			continue
 		}
@@ -273,12 +416,12 @@ func (d *Decoder) decode(root, item []stream.Field, rec *Record) audit.Code {
 			continue
 		}
 		switch m.name {
-		case "usage":
-			if !closedObject(m.value, usageFields, rec) {
+		case nUsage:
+			if !closedObject(m.value, &usageFields, rec) {
 				bad = true
 			}
-		case "error":
-			if !closedObject(m.value, messageFields, rec) {
+		case nError:
+			if !closedObject(m.value, &messageFields, rec) {
 				bad = true
 			}
 		}
@@ -315,42 +458,42 @@ func idTwiceOutsideWebSearch(item []stream.Field) bool {
 }
 
 // recordFields lists each known record type's members besides type and item.
-var recordFields = [numRecordTypes]map[string]fieldType{
-	ThreadStarted: {"thread_id": tString},
+var recordFields = [numRecordTypes]fields{
+	ThreadStarted: {nThreadID: tString},
 	TurnStarted:   {},
-	TurnCompleted: {"usage": tObject},
-	TurnFailed:    {"error": tObject},
+	TurnCompleted: {nUsage: tObject},
+	TurnFailed:    {nError: tObject},
 	ItemStarted:   {},
 	ItemUpdated:   {},
 	ItemCompleted: {},
-	StreamError:   {"message": tString},
+	StreamError:   {nMessage: tString},
 }
 
 var (
-	usageFields = map[string]fieldType{
-		"input_tokens": tInteger, "cached_input_tokens": tInteger,
-		"output_tokens": tInteger, "reasoning_output_tokens": tInteger,
+	usageFields = fields{
+		nInputTokens: tInteger, nCachedInputTokens: tInteger,
+		nOutputTokens: tInteger, nReasoningOutputTokens: tInteger,
 	}
-	messageFields    = map[string]fieldType{"message": tString}
-	changeFields     = map[string]fieldType{"path": tString, "kind": tString}
-	todoFields       = map[string]fieldType{"text": tString, "completed": tBool}
-	mcpResultFields  = map[string]fieldType{"content": tArray, "structured_content": tAny}
+	messageFields    = fields{nMessage: tString}
+	changeFields     = fields{nPath: tString, nKind: tString}
+	todoFields       = fields{nText: tString, nCompleted: tBool}
+	mcpResultFields  = fields{nContent: tArray, nStructuredContent: tAny}
 	changeKinds      = []string{"add", "delete", "update"}
 	collabTools      = []string{"spawn_agent", "send_input", "wait", "close_agent"}
-	itemFieldsByType = [numItemTypes]map[string]fieldType{
-		AgentMessage: {"text": tString},
-		Reasoning:    {"text": tString},
-		CommandExecution: {"command": tString, "aggregated_output": tString,
-			"exit_code": tInteger | tNull, "status": tString},
-		FileChange: {"changes": tArray, "status": tString},
-		McpToolCall: {"server": tString, "tool": tString, "arguments": tAny,
-			"result": tObject | tNull, "error": tObject | tNull, "status": tString},
-		CollabToolCall: {"tool": tString, "sender_thread_id": tString,
-			"receiver_thread_ids": tArray, "prompt": tString | tNull,
-			"agents_states": tObject, "status": tString},
-		WebSearch: {"query": tString, "action": tObject},
-		TodoList:  {"items": tArray},
-		ErrorItem: {"message": tString},
+	itemFieldsByType = [numItemTypes]fields{
+		AgentMessage: {nText: tString},
+		Reasoning:    {nText: tString},
+		CommandExecution: {nCommand: tString, nAggregatedOutput: tString,
+			nExitCode: tInteger | tNull, nStatus: tString},
+		FileChange: {nChanges: tArray, nStatus: tString},
+		McpToolCall: {nServer: tString, nTool: tString, nArguments: tAny,
+			nResult: tObject | tNull, nError: tObject | tNull, nStatus: tString},
+		CollabToolCall: {nTool: tString, nSenderThreadID: tString,
+			nReceiverThreadIDs: tArray, nPrompt: tString | tNull,
+			nAgentsStates: tObject, nStatus: tString},
+		WebSearch: {nQuery: tString, nAction: tObject},
+		TodoList:  {nItems: tArray},
+		ErrorItem: {nMessage: tString},
 	}
 	// statusesByType lists the contract's status values per item type.
 	statusesByType = map[ItemType][]Status{
@@ -361,31 +504,14 @@ var (
 	}
 )
 
-// fieldNames interns every member name of records and items in the
-// contract; a name not in it is unknown wherever it appears.
-var fieldNames = func() map[string]string {
-	m := map[string]string{}
-	for _, fields := range recordFields {
-		for n := range fields {
-			m[n] = n
-		}
-	}
-	for _, fields := range itemFieldsByType {
-		for n := range fields {
-			m[n] = n
-		}
-	}
-	return m
-}()
-
 // closedObject checks the members of obj against fields: a wrong type is a
 // schema violation (false); an unknown name marks rec.
-func closedObject(obj []byte, fields map[string]fieldType, rec *Record) bool {
+func closedObject(obj []byte, allowed *fields, rec *Record) bool {
 	ok := true
 	stream.Members(obj, func(name, value []byte) bool {
-		want, known := fields[string(name)]
+		want := allowed[nameOf(name)]
 		switch {
-		case !known:
+		case want == 0:
 			rec.UnknownField = true
 		case !typeOK(value, want):
 			ok = false
@@ -409,16 +535,16 @@ func (d *Decoder) decodeItem(item []stream.Field, rec *Record) audit.Code {
 		case "type":
 			typ = f.Value
 		default:
-			ms = append(ms, member{fieldNames[string(f.Name)], f.Value})
+			ms = append(ms, member{nameOf(f.Name), f.Value})
 		}
 	}
 	d.itemMembers = ms
 	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
 		return audit.SchemaViolation
 	}
-	t := itemTypes[string(stream.Unquote(typ))]
+	t := itemTypeOf(stream.Unquote(typ))
 	it.Type = t
-	fields := itemFieldsByType[t]
+	allowed := &itemFieldsByType[t]
 	var server, tool, args []byte
 	hasArgs, hasStatus := false, false
 	bad := false
@@ -426,8 +552,8 @@ func (d *Decoder) decodeItem(item []stream.Field, rec *Record) audit.Code {
 		if t == UnknownItem {
 			break // an unknown item is judged as a whole
 		}
-		want, known := fields[m.name]
-		if !known {
+		want := allowed[m.name]
+		if want == 0 {
 			rec.UnknownField = true
 			continue
 		}
@@ -437,39 +563,39 @@ func (d *Decoder) decodeItem(item []stream.Field, rec *Record) audit.Code {
 			break
 		}
 		switch m.name {
-		case "status":
+		case nStatus:
 			hasStatus = true
-			st, ok := statuses[string(stream.Unquote(value))]
-			if !ok || !hasStatusValue(t, st) {
+			st := statusOf(stream.Unquote(value))
+			if st == OtherStatus || !hasStatusValue(t, st) {
 				st = OtherStatus
 				rec.UnknownField = true
 			}
 			it.Status = st
-		case "server":
+		case nServer:
 			server = value
-		case "tool":
+		case nTool:
 			tool = value
 			if t == CollabToolCall && !oneOf(stream.Text(value), collabTools) {
 				rec.UnknownField = true
 			}
-		case "arguments":
+		case nArguments:
 			hasArgs = true
 			args = value
-		case "result":
+		case nResult:
 			it.Result = value
-			if stream.TypeOf(value) == stream.Object && !closedObject(value, mcpResultFields, rec) {
+			if stream.TypeOf(value) == stream.Object && !closedObject(value, &mcpResultFields, rec) {
 				bad = true
 			}
-		case "error":
+		case nError:
 			it.Error = value
-			if stream.TypeOf(value) == stream.Object && !closedObject(value, messageFields, rec) {
+			if stream.TypeOf(value) == stream.Object && !closedObject(value, &messageFields, rec) {
 				bad = true
 			}
-		case "changes":
-			bad = !closedElements(value, changeFields, rec, "kind", changeKinds)
-		case "items":
-			bad = !closedElements(value, todoFields, rec, "", nil)
-		case "receiver_thread_ids":
+		case nChanges:
+			bad = !closedElements(value, &changeFields, rec, "kind", changeKinds)
+		case nItems:
+			bad = !closedElements(value, &todoFields, rec, "", nil)
+		case nReceiverThreadIDs:
 			stream.Elements(value, func(e []byte) bool {
 				bad = stream.TypeOf(e) != stream.String
 				return !bad
@@ -538,10 +664,10 @@ func oneOf(s string, set []string) bool {
 
 // closedElements checks an array of closed objects; enumField, when set,
 // names a member whose value must be in enum.
-func closedElements(arr []byte, fields map[string]fieldType, rec *Record, enumField string, enum []string) bool {
+func closedElements(arr []byte, allowed *fields, rec *Record, enumField string, enum []string) bool {
 	ok := true
 	stream.Elements(arr, func(e []byte) bool {
-		if stream.TypeOf(e) != stream.Object || !closedObject(e, fields, rec) {
+		if stream.TypeOf(e) != stream.Object || !closedObject(e, allowed, rec) {
 			ok = false
 			return false
 		}

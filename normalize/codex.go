@@ -21,7 +21,7 @@ type Codex struct {
 func NewCodex(e *audit.Engine) *Codex {
 	return &Codex{
 		engine:  e,
-		checker: stream.Checker{ItemIDTwice: true},
+		checker: *NewChecker(),
 		machine: lifecycle.NewMachine(),
 	}
 }
@@ -29,11 +29,22 @@ func NewCodex(e *audit.Engine) *Codex {
 // Record takes the record on 1-based line n. An invalid record returns an
 // *audit.InputError; nothing after it may be fed.
 func (c *Codex) Record(line []byte, n int) error {
-	if code := c.checker.Check(line); code != 0 {
-		return audit.Invalid(code, n, c.checker.Cause())
+	code := c.checker.Check(line)
+	return c.Checked(n, stream.Verdict{Code: code, Cause: c.checker.Cause(), Root: c.checker.Root, Item: c.checker.Item})
+}
+
+// NewChecker returns the JSON checker that a codex exec stream's records
+// must pass, for a reader that checks records ahead (stream.Prefetch).
+func NewChecker() *stream.Checker { return &stream.Checker{ItemIDTwice: true} }
+
+// Checked is Record for a record already checked by a NewChecker: v is the
+// checker's verdict on the record on line n.
+func (c *Codex) Checked(n int, v stream.Verdict) error {
+	if v.Code != 0 {
+		return audit.Invalid(v.Code, n, v.Cause)
 	}
 	rec := &c.rec
-	if code := c.decoder.DecodeChecked(&c.checker, rec); code != 0 {
+	if code := c.decoder.DecodeChecked(v.Root, v.Item, rec); code != 0 {
 		return audit.Invalid(code, n, nil)
 	}
 	step, code := c.machine.Apply(rec)

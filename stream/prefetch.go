@@ -1,6 +1,11 @@
 package stream
 
-import "sync"
+import (
+	"errors"
+	"sync"
+
+	"github.com/cairn-audit/cairn/audit"
+)
 
 // Prefetch runs a Lines on a second goroutine, so that framing (reading,
 // the size and encoding guard, the digest) overlaps with what the caller
@@ -9,6 +14,11 @@ import "sync"
 // digest — so the first problem in reading order is still the one
 // reported. It reads ahead at most prefetchBatches batches of about
 // prefetchBytes each; Close stops it.
+//
+// Given a Checker, a third goroutine checks each framed record as JSON
+// (the larger part of the work on a record) before the caller sees it, and
+// reading stops after the first record the checker rejects; Checked
+// returns the verdict on the record Next returned last.
 type Prefetch struct {
 	batches chan *batch
 	free    chan *batch
@@ -21,11 +31,28 @@ type Prefetch struct {
 	bytes  int64
 	sum    []byte
 	err    error
+	check  Verdict
 }
 
+// Verdict is a Checker's finding on one record: Code 0 for a valid one,
+// with the members the checker recorded (see Checker.Root and Item), or a
+// code and the internal cause (for tests) for a rejected one.
+type Verdict struct {
+	Code       audit.Code
+	Cause      error
+	Root, Item []Field
+}
+
+// ErrRejected is what Next returns after the record the checker rejected.
+var ErrRejected = errors.New("stream: record rejected by the checker")
+
+// Batches are large because every hand-over between goroutines may wake a
+// sleeping thread, which is slow on a VM: 256 KiB batches instead of 64 KiB
+// made a 16 MiB audit 13% faster. At most prefetchBatches exist at once,
+// one per stage.
 const (
 	prefetchBatches = 3
-	prefetchBytes   = 64 << 10
+	prefetchBytes   = 256 << 10
 	prefetchLines   = 1024
 	// prefetchSlack is room for the line that takes a batch past
 	// prefetchBytes; a longer one grows the batch.
@@ -36,21 +63,30 @@ type lineRef struct {
 	start, end int
 	record     int
 	bytes      int64
+	// With a checker: the record's members are fields[root:item] and
+	// fields[item:end], where root is the previous line's fieldsEnd.
+	item, fieldsEnd int
 }
 
 // batch is a run of records copied out of the reader's buffer, and, in
 // the last one, how the input ended.
 type batch struct {
-	buf   []byte
-	lines []lineRef
-	err   error // the Lines' error (io.EOF at the end)
-	sum   []byte
-	final lineRef // record and bytes when err was returned
+	buf    []byte
+	lines  []lineRef
+	fields []Field
+	err    error // the Lines' error (io.EOF at the end), or ErrRejected
+	sum    []byte
+	final  lineRef // record and bytes when err was returned
+	// The checker's code and cause for the batch's last line, which ends
+	// the input when the code is not 0.
+	code  audit.Code
+	cause error
 }
 
-// NewPrefetch starts reading l on its own goroutine. The caller must call
-// Close when it stops before the end of input.
-func NewPrefetch(l *Lines) *Prefetch {
+// NewPrefetch starts reading l on its own goroutine, checking each record
+// with c unless c is nil; from then on c belongs to that goroutine. The
+// caller must call Close when it stops before the end of input.
+func NewPrefetch(l *Lines, c *Checker) *Prefetch {
 	p := &Prefetch{
 		batches: make(chan *batch, prefetchBatches),
 		free:    make(chan *batch, prefetchBatches),
@@ -59,16 +95,30 @@ func NewPrefetch(l *Lines) *Prefetch {
 	for range prefetchBatches {
 		// Full size from the start: growing them by doubling was a tenth
 		// of a cold 50,000-record run.
-		p.free <- &batch{
+		b := &batch{
 			buf:   make([]byte, 0, prefetchBytes+prefetchSlack),
 			lines: make([]lineRef, 0, prefetchLines),
 		}
+		if c != nil {
+			b.fields = make([]Field, 0, 6*prefetchLines)
+		}
+		p.free <- b
 	}
-	go p.run(l)
+	if c == nil {
+		go p.frame(l, p.batches)
+		return p
+	}
+	// A third stage checks the framed batches: framing, checking and the
+	// caller's work on each record then share the two cores.
+	framed := make(chan *batch, prefetchBatches)
+	go p.frame(l, framed)
+	go p.checkAll(c, framed)
 	return p
 }
 
-func (p *Prefetch) run(l *Lines) {
+// frame fills batches from l and sends them to out, the last one with the
+// Lines' error.
+func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 	for {
 		var b *batch
 		select {
@@ -76,7 +126,7 @@ func (p *Prefetch) run(l *Lines) {
 		case <-p.done:
 			return
 		}
-		b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+		b.buf, b.lines, b.fields, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.fields[:0], nil, 0, nil
 		for len(b.buf) < prefetchBytes && len(b.lines) < prefetchLines {
 			line, err := l.Next()
 			if err != nil {
@@ -86,7 +136,42 @@ func (p *Prefetch) run(l *Lines) {
 			}
 			start := len(b.buf)
 			b.buf = append(b.buf, line...)
-			b.lines = append(b.lines, lineRef{start, len(b.buf), l.Record(), l.Bytes()})
+			b.lines = append(b.lines, lineRef{start: start, end: len(b.buf), record: l.Record(), bytes: l.Bytes()})
+		}
+		select {
+		case out <- b:
+		case <-p.done:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// checkAll runs c over each framed batch's records, in order, and passes the
+// batch on. The first record c rejects ends the batch, and the input, in
+// place of whatever the framing found after it.
+func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
+	for {
+		var b *batch
+		select {
+		case b = <-in:
+		case <-p.done:
+			return
+		}
+		for k := range b.lines {
+			ref := &b.lines[k]
+			if code := c.Check(b.buf[ref.start:ref.end]); code != 0 {
+				b.code, b.cause = code, c.Cause()
+				b.err, b.sum, b.final = ErrRejected, nil, *ref
+				b.lines = b.lines[:k+1]
+				break
+			}
+			b.fields = append(b.fields, c.Root...)
+			ref.item = len(b.fields)
+			b.fields = append(b.fields, c.Item...)
+			ref.fieldsEnd = len(b.fields)
 		}
 		select {
 		case p.batches <- b:
@@ -100,7 +185,8 @@ func (p *Prefetch) run(l *Lines) {
 }
 
 // Next is Lines.Next: the next record, valid until the following call, or
-// io.EOF, or the input's error; after an error, the same error.
+// io.EOF, or the input's error; after an error, the same error. After a
+// record the checker rejected, it returns ErrRejected.
 func (p *Prefetch) Next() ([]byte, error) {
 	if p.err != nil {
 		return nil, p.err
@@ -110,17 +196,37 @@ func (p *Prefetch) Next() ([]byte, error) {
 			if p.cur.err != nil {
 				p.err, p.sum = p.cur.err, p.cur.sum
 				p.record, p.bytes = p.cur.final.record, p.cur.final.bytes
+				p.check = Verdict{}
 				return nil, p.err
 			}
 			p.free <- p.cur
 		}
 		p.cur, p.pos = <-p.batches, 0
 	}
-	ref := p.cur.lines[p.pos]
+	b := p.cur
+	ref := b.lines[p.pos]
 	p.pos++
 	p.record, p.bytes = ref.record, ref.bytes
-	return p.cur.buf[ref.start:ref.end], nil
+	switch {
+	case p.pos == len(b.lines) && b.code != 0:
+		p.check = Verdict{Code: b.code, Cause: b.cause}
+	default:
+		root := 0
+		if p.pos > 1 {
+			root = b.lines[p.pos-2].fieldsEnd
+		}
+		p.check = Verdict{
+			Root: b.fields[root:ref.item:ref.item],
+			Item: b.fields[ref.item:ref.fieldsEnd:ref.fieldsEnd],
+		}
+	}
+	return b.buf[ref.start:ref.end], nil
 }
+
+// Checked is the checker's verdict on the record Next returned last; with
+// no checker, an empty Verdict. Its fields are valid until the next call
+// of Next.
+func (p *Prefetch) Checked() Verdict { return p.check }
 
 // Record is the 1-based number of the last record returned.
 func (p *Prefetch) Record() int { return p.record }

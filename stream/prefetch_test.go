@@ -60,7 +60,7 @@ func trace(f framer) ([]step, []byte) {
 func samePrefetch(t *testing.T, name string, in []byte) {
 	t.Helper()
 	want, wantSum := trace(NewLines(bytes.NewReader(in)))
-	p := NewPrefetch(NewLines(bytes.NewReader(in)))
+	p := NewPrefetch(NewLines(bytes.NewReader(in)), nil)
 	defer p.Close()
 	got, gotSum := trace(p)
 	if len(got) != len(want) {
@@ -98,12 +98,79 @@ func prefetchInputs(t testing.TB) map[string][]byte {
 	in["no final newline"] = []byte(strings.TrimSuffix(many, "\n"))
 	in["too many records"] = []byte(strings.Repeat("{}\n", MaxRecords+1))
 	in["too large"] = []byte(strings.Repeat(long, MaxBytes/len(long)+1))
+	in["malformed late"] = []byte(many + `{"type":}` + "\n" + many)
+	in["duplicate late"] = []byte(many + `{"a":1,"a":2}` + "\n")
+	in["web_search ids"] = []byte(strings.Repeat(`{"type":"item.completed","item":{"id":"item_1","type":"web_search","id":"ws","query":"q"}}`+"\n", 2000))
+	in["malformed after long"] = []byte(long + long + "{\n" + many)
 	return in
+}
+
+// sameCheckedPrefetch checks that Prefetch with a checker returns what
+// Lines returns followed, record by record, by a Checker's verdict, up to
+// and including the first record the checker rejects, then ErrRejected.
+func sameCheckedPrefetch(t *testing.T, name string, in []byte) {
+	t.Helper()
+	l := NewLines(bytes.NewReader(in))
+	var c Checker
+	c.ItemIDTwice = true
+	p := NewPrefetch(NewLines(bytes.NewReader(in)), &Checker{ItemIDTwice: true})
+	defer p.Close()
+	for n := 1; ; n++ {
+		want, wantErr := l.Next()
+		got, gotErr := p.Next()
+		if p.Record() != l.Record() || p.Bytes() != l.Bytes() {
+			t.Fatalf("%s: step %d: record %d bytes %d, want %d %d", name, n, p.Record(), p.Bytes(), l.Record(), l.Bytes())
+		}
+		if wantErr != nil {
+			if gotErr == nil || gotErr.Error() != wantErr.Error() {
+				t.Fatalf("%s: step %d: got error %v, want %v", name, n, gotErr, wantErr)
+			}
+			if !bytes.Equal(p.Sum(), l.Sum()) {
+				t.Fatalf("%s: digest differs", name)
+			}
+			return
+		}
+		if gotErr != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: step %d: got %q, %v, want %q", name, n, got, gotErr, want)
+		}
+		code := c.Check(want)
+		v := p.Checked()
+		if v.Code != code || (code != 0 && v.Cause != c.Cause()) {
+			t.Fatalf("%s: step %d: verdict %v (%v), want %v (%v)", name, n, v.Code, v.Cause, code, c.Cause())
+		}
+		if code != 0 {
+			if _, err := p.Next(); err != ErrRejected {
+				t.Fatalf("%s: after a rejected record: %v, want ErrRejected", name, err)
+			}
+			if p.Record() != l.Record() {
+				t.Fatalf("%s: record %d after the rejected one, want %d", name, p.Record(), l.Record())
+			}
+			return
+		}
+		if !sameFields(v.Root, c.Root) || !sameFields(v.Item, c.Item) {
+			t.Fatalf("%s: step %d: members %q %q, want %q %q", name, n, v.Root, v.Item, c.Root, c.Item)
+		}
+	}
+}
+
+func sameFields(a, b []Field) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Name, b[i].Name) || !bytes.Equal(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
 }
 
 func TestPrefetchIsLines(t *testing.T) {
 	for name, in := range prefetchInputs(t) {
-		t.Run(name, func(t *testing.T) { samePrefetch(t, name, in) })
+		t.Run(name, func(t *testing.T) {
+			samePrefetch(t, name, in)
+			sameCheckedPrefetch(t, name, in)
+		})
 	}
 }
 
@@ -113,7 +180,7 @@ func TestPrefetchClose(t *testing.T) {
 	before := runtime.NumGoroutine()
 	in := []byte(strings.Repeat(`{"type":"error","message":"m"}`+"\n", 20000))
 	for range 10 {
-		p := NewPrefetch(NewLines(bytes.NewReader(in)))
+		p := NewPrefetch(NewLines(bytes.NewReader(in)), &Checker{})
 		if _, err := p.Next(); err != nil {
 			t.Fatal(err)
 		}
@@ -135,5 +202,8 @@ func FuzzPrefetch(f *testing.F) {
 			f.Add(in)
 		}
 	}
-	f.Fuzz(func(t *testing.T, in []byte) { samePrefetch(t, "fuzz input", in) })
+	f.Fuzz(func(t *testing.T, in []byte) {
+		samePrefetch(t, "fuzz input", in)
+		sameCheckedPrefetch(t, "fuzz input", in)
+	})
 }

@@ -182,17 +182,18 @@ func (c codexReader) Records() int { return c.Record() }
 func readCodex(r io.Reader, capture bool) (reader, *audit.Engine, error) {
 	engine := audit.NewEngine(capture)
 	codex := normalize.NewCodex(engine)
-	// Framing runs ahead on a second goroutine; what it returns, and in
-	// which order, is exactly what stream.Lines returns.
-	lines := stream.NewPrefetch(stream.NewLines(r))
+	// Framing and the JSON check run ahead on a second goroutine; what it
+	// returns, and in which order, is exactly what stream.Lines and the
+	// checker return record by record.
+	lines := stream.NewPrefetch(stream.NewLines(r), normalize.NewChecker())
 	defer lines.Close()
 	for {
-		line, err := lines.Next()
+		_, err := lines.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err == nil {
-			err = codex.Record(line, lines.Record())
+			err = codex.Checked(lines.Record(), lines.Checked())
 		}
 		if err != nil {
 			return codexReader{lines}, engine, err
