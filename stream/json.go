@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -317,8 +318,10 @@ func plainRun(b []byte, i int) int {
 		// A byte is flagged when it is zero after the XOR (a quote or a
 		// backslash) or below 0x20; bytes ≥ 0x80 never flag.
 		special := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((w - 0x20*ones) &^ w)
-		if special&highs != 0 {
-			break
+		if special &= highs; special != 0 {
+			// The lowest flagged byte is a real one: a false flag only
+			// comes from a borrow, which runs upwards from a real one.
+			return i + bits.TrailingZeros64(special)/8
 		}
 	}
 	for i < len(b) {
