@@ -15,6 +15,8 @@ type Codex struct {
 	decoder lifecycle.Decoder
 	machine *lifecycle.Machine
 	rec     lifecycle.Record
+	// the members of the record being read, for Record
+	rootFields, itemFields []stream.Field
 }
 
 // NewCodex returns a normalizer that feeds e.
@@ -30,7 +32,13 @@ func NewCodex(e *audit.Engine) *Codex {
 // *audit.InputError; nothing after it may be fed.
 func (c *Codex) Record(line []byte, n int) error {
 	code := c.checker.Check(line)
-	return c.Checked(n, stream.Verdict{Code: code, Cause: c.checker.Cause(), Root: c.checker.Root, Item: c.checker.Item})
+	v := stream.Verdict{Code: code, Cause: c.checker.Cause()}
+	if code == 0 {
+		c.rootFields = stream.AppendFields(c.rootFields[:0], line, c.checker.Root)
+		c.itemFields = stream.AppendFields(c.itemFields[:0], line, c.checker.Item)
+		v.Root, v.Item = c.rootFields, c.itemFields
+	}
+	return c.Checked(n, v)
 }
 
 // NewChecker returns the JSON checker that a codex exec stream's records

@@ -248,6 +248,21 @@ func FuzzChecker(f *testing.F) {
 		if code != 0 {
 			return
 		}
+		// The members the checker locates are those a second, plain walk
+		// of the record (and of its "item" object) finds.
+		root := stream.AppendFields(nil, in, c.Root)
+		if want := stream.AppendMembers(nil, in); !fzSameFields(root, want) {
+			t.Fatalf("recorded members %q, want %q", root, want)
+		}
+		var item []stream.Field
+		for _, f := range root {
+			if string(f.Name) == "item" && stream.TypeOf(f.Value) == stream.Object {
+				item = stream.AppendMembers(item, f.Value)
+			}
+		}
+		if got := stream.AppendFields(nil, in, c.Item); !fzSameFields(got, item) {
+			t.Fatalf("recorded item members %q, want %q", got, item)
+		}
 		canon := stream.AppendCanonical(nil, in)
 		if got := c.Check(canon); got != 0 {
 			t.Fatalf("the canonical form %q is rejected: %v", canon, got)
@@ -261,6 +276,18 @@ func FuzzChecker(f *testing.F) {
 			t.Fatalf("canonical form %q does not mean what %q means", canon, in)
 		}
 	})
+}
+
+func fzSameFields(a, b []stream.Field) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Name, b[i].Name) || !bytes.Equal(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // fzDepth is the deepest nesting of the valid JSON text b.

@@ -30,17 +30,39 @@ type Checker struct {
 	// caller must still confirm that the item is a web_search.
 	ItemIDTwice bool
 
-	// Root and Item are the members of the last checked record and of the
+	// Root and Item locate the members of the last checked record and of the
 	// object under its root member "item" (empty when there is none), in
-	// order, as slices of the record: a decoder reads them without walking
-	// the record again. Valid until the next Check.
-	Root, Item []Field
+	// order, as offsets in the record: a decoder reads them (AppendFields)
+	// without walking the record again. Valid until the next Check.
+	Root, Item []Span
 
 	b     []byte
 	arena []byte   // unescaped member names (with escapes) of the open objects
 	names [][]byte // the open objects' member names, unescaped: slices of b or arena
 	maps  []map[string]struct{}
 	cause error
+}
+
+// Span locates a member in a checked record: the name's text between its
+// quotes, b[NameStart:NameEnd], Escaped when it holds an escape, and the
+// value, b[ValueStart:ValueEnd]. Offsets are 32-bit (a record is at most
+// 16 MiB), so that a batch of spans stays small.
+type Span struct {
+	NameStart, NameEnd, ValueStart, ValueEnd int32
+	Escaped                                  bool
+}
+
+// AppendFields appends to dst the members that spans locate in the record
+// b, names unescaped (slices of b when they have no escapes).
+func AppendFields(dst []Field, b []byte, spans []Span) []Field {
+	for _, s := range spans {
+		f := Field{Name: b[s.NameStart:s.NameEnd], Value: b[s.ValueStart:s.ValueEnd]}
+		if s.Escaped {
+			f.Name = Unquote(b[s.NameStart-1 : s.NameEnd+1])
+		}
+		dst = append(dst, f)
+	}
+	return dst
 }
 
 // errSyntax and friends are causes kept for tests; they never reach output.
@@ -260,16 +282,11 @@ func (c *Checker) members(i, depth int, root, item bool, first, level int) (int,
 			return 0, code
 		}
 		if root || item {
-			// A recorded name must outlive the arena: an escaped one is
-			// unescaped again into its own allocation.
-			f := Field{Name: name, Value: b[i:end]}
-			if escaped {
-				f.Name = Unquote(b[nameStart:nameEnd])
-			}
+			sp := Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped}
 			if root {
-				c.Root = append(c.Root, f)
+				c.Root = append(c.Root, sp)
 			} else {
-				c.Item = append(c.Item, f)
+				c.Item = append(c.Item, sp)
 			}
 		}
 		i = skipSpace(b, end)

@@ -32,6 +32,8 @@ type Prefetch struct {
 	sum    []byte
 	err    error
 	check  Verdict
+	// the members of the record returned last
+	root, item []Field
 }
 
 // Verdict is a Checker's finding on one record: Code 0 for a valid one,
@@ -63,20 +65,20 @@ type lineRef struct {
 	start, end int
 	record     int
 	bytes      int64
-	// With a checker: the record's members are fields[root:item] and
-	// fields[item:end], where root is the previous line's fieldsEnd.
-	item, fieldsEnd int
+	// With a checker: the record's members are spans[root:item] and
+	// spans[item:spansEnd], where root is the previous line's spansEnd.
+	item, spansEnd int
 }
 
 // batch is a run of records copied out of the reader's buffer, and, in
 // the last one, how the input ended.
 type batch struct {
-	buf    []byte
-	lines  []lineRef
-	fields []Field
-	err    error // the Lines' error (io.EOF at the end), or ErrRejected
-	sum    []byte
-	final  lineRef // record and bytes when err was returned
+	buf   []byte
+	lines []lineRef
+	spans []Span // offsets in the record's line
+	err   error  // the Lines' error (io.EOF at the end), or ErrRejected
+	sum   []byte
+	final lineRef // record and bytes when err was returned
 	// The checker's code and cause for the batch's last line, which ends
 	// the input when the code is not 0.
 	code  audit.Code
@@ -100,7 +102,7 @@ func NewPrefetch(l *Lines, c *Checker) *Prefetch {
 			lines: make([]lineRef, 0, prefetchLines),
 		}
 		if c != nil {
-			b.fields = make([]Field, 0, 6*prefetchLines)
+			b.spans = make([]Span, 0, 6*prefetchLines)
 		}
 		p.free <- b
 	}
@@ -126,7 +128,7 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 		case <-p.done:
 			return
 		}
-		b.buf, b.lines, b.fields, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.fields[:0], nil, 0, nil
+		b.buf, b.lines, b.spans, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.spans[:0], nil, 0, nil
 		for len(b.buf) < prefetchBytes && len(b.lines) < prefetchLines {
 			line, err := l.Next()
 			if err != nil {
@@ -168,10 +170,10 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 				b.lines = b.lines[:k+1]
 				break
 			}
-			b.fields = append(b.fields, c.Root...)
-			ref.item = len(b.fields)
-			b.fields = append(b.fields, c.Item...)
-			ref.fieldsEnd = len(b.fields)
+			b.spans = append(b.spans, c.Root...)
+			ref.item = len(b.spans)
+			b.spans = append(b.spans, c.Item...)
+			ref.spansEnd = len(b.spans)
 		}
 		select {
 		case p.batches <- b:
@@ -210,15 +212,15 @@ func (p *Prefetch) Next() ([]byte, error) {
 	switch {
 	case p.pos == len(b.lines) && b.code != 0:
 		p.check = Verdict{Code: b.code, Cause: b.cause}
-	default:
+	case b.spans != nil:
 		root := 0
 		if p.pos > 1 {
-			root = b.lines[p.pos-2].fieldsEnd
+			root = b.lines[p.pos-2].spansEnd
 		}
-		p.check = Verdict{
-			Root: b.fields[root:ref.item:ref.item],
-			Item: b.fields[ref.item:ref.fieldsEnd:ref.fieldsEnd],
-		}
+		line := b.buf[ref.start:ref.end]
+		p.root = AppendFields(p.root[:0], line, b.spans[root:ref.item])
+		p.item = AppendFields(p.item[:0], line, b.spans[ref.item:ref.spansEnd])
+		p.check = Verdict{Root: p.root, Item: p.item}
 	}
 	return b.buf[ref.start:ref.end], nil
 }
