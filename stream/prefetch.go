@@ -55,7 +55,7 @@ var ErrRejected = errors.New("stream: record rejected by the checker")
 const (
 	prefetchBatches = 3
 	prefetchBytes   = 256 << 10
-	prefetchLines   = 1024
+	prefetchLines   = 2048
 	// prefetchSlack is room for the line that takes a batch past
 	// prefetchBytes; a longer one grows the batch.
 	prefetchSlack = 8 << 10
