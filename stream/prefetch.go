@@ -24,6 +24,8 @@ type Prefetch struct {
 	free    chan *batch
 	done    chan struct{}
 	stop    sync.Once
+	// a batch's size: about this many bytes, at most this many records
+	size, lines int
 
 	cur    *batch
 	pos    int
@@ -89,20 +91,28 @@ type batch struct {
 // with c unless c is nil; from then on c belongs to that goroutine. The
 // caller must call Close when it stops before the end of input.
 func NewPrefetch(l *Lines, c *Checker) *Prefetch {
+	return newPrefetch(l, c, prefetchBytes, prefetchLines)
+}
+
+// newPrefetch is NewPrefetch with batches of about size bytes or lines
+// records; tests use small ones to cross batch boundaries often.
+func newPrefetch(l *Lines, c *Checker, size, lines int) *Prefetch {
 	p := &Prefetch{
 		batches: make(chan *batch, prefetchBatches),
 		free:    make(chan *batch, prefetchBatches),
 		done:    make(chan struct{}),
+		size:    size,
+		lines:   lines,
 	}
 	for range prefetchBatches {
 		// Full size from the start: growing them by doubling was a tenth
 		// of a cold 50,000-record run.
 		b := &batch{
-			buf:   make([]byte, 0, prefetchBytes+prefetchSlack),
-			lines: make([]lineRef, 0, prefetchLines),
+			buf:   make([]byte, 0, size+prefetchSlack),
+			lines: make([]lineRef, 0, lines),
 		}
 		if c != nil {
-			b.spans = make([]Span, 0, 6*prefetchLines)
+			b.spans = make([]Span, 0, 6*lines)
 		}
 		p.free <- b
 	}
@@ -129,7 +139,7 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 			return
 		}
 		b.buf, b.lines, b.spans, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.spans[:0], nil, 0, nil
-		for len(b.buf) < prefetchBytes && len(b.lines) < prefetchLines {
+		for len(b.buf) < p.size && len(b.lines) < p.lines {
 			line, err := l.Next()
 			if err != nil {
 				b.err, b.sum = err, l.Sum()

@@ -57,12 +57,28 @@ func trace(f framer) ([]step, []byte) {
 }
 
 // samePrefetch checks that Prefetch returns exactly what Lines returns.
-func samePrefetch(t *testing.T, name string, in []byte) {
+func samePrefetch(t *testing.T, name string, in []byte, sizes []batchSize) {
 	t.Helper()
 	want, wantSum := trace(NewLines(bytes.NewReader(in)))
-	p := NewPrefetch(NewLines(bytes.NewReader(in)), nil)
-	defer p.Close()
-	got, gotSum := trace(p)
+	for _, size := range sizes {
+		p := newPrefetch(NewLines(bytes.NewReader(in)), nil, size.bytes, size.lines)
+		got, gotSum := trace(p)
+		p.Close()
+		sameTrace(t, name, got, want, gotSum, wantSum)
+	}
+}
+
+type batchSize struct{ bytes, lines int }
+
+// smallBatches cross batch boundaries within a few records; the fuzz
+// targets use them only (the product's size allocates too much per exec).
+var (
+	smallBatches = []batchSize{{64, 3}, {1, 1}}
+	allBatches   = append([]batchSize{{prefetchBytes, prefetchLines}}, smallBatches...)
+)
+
+func sameTrace(t *testing.T, name string, got, want []step, gotSum, wantSum []byte) {
+	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: got %d steps, want %d", name, len(got), len(want))
 	}
@@ -108,13 +124,20 @@ func prefetchInputs(t testing.TB) map[string][]byte {
 // sameCheckedPrefetch checks that Prefetch with a checker returns what
 // Lines returns followed, record by record, by a Checker's verdict, up to
 // and including the first record the checker rejects, then ErrRejected.
-func sameCheckedPrefetch(t *testing.T, name string, in []byte) {
+func sameCheckedPrefetch(t *testing.T, name string, in []byte, sizes []batchSize) {
+	t.Helper()
+	for _, size := range sizes {
+		p := newPrefetch(NewLines(bytes.NewReader(in)), &Checker{ItemIDTwice: true}, size.bytes, size.lines)
+		sameChecked(t, name, in, p)
+		p.Close()
+	}
+}
+
+func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 	t.Helper()
 	l := NewLines(bytes.NewReader(in))
 	var c Checker
 	c.ItemIDTwice = true
-	p := NewPrefetch(NewLines(bytes.NewReader(in)), &Checker{ItemIDTwice: true})
-	defer p.Close()
 	for n := 1; ; n++ {
 		want, wantErr := l.Next()
 		got, gotErr := p.Next()
@@ -169,8 +192,8 @@ func sameFields(a, b []Field) bool {
 func TestPrefetchIsLines(t *testing.T) {
 	for name, in := range prefetchInputs(t) {
 		t.Run(name, func(t *testing.T) {
-			samePrefetch(t, name, in)
-			sameCheckedPrefetch(t, name, in)
+			samePrefetch(t, name, in, allBatches)
+			sameCheckedPrefetch(t, name, in, allBatches)
 		})
 	}
 }
@@ -204,7 +227,7 @@ func FuzzPrefetch(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		samePrefetch(t, "fuzz input", in)
-		sameCheckedPrefetch(t, "fuzz input", in)
+		samePrefetch(t, "fuzz input", in, smallBatches)
+		sameCheckedPrefetch(t, "fuzz input", in, smallBatches)
 	})
 }
