@@ -203,7 +203,7 @@ type Decoder struct {
 	text        []byte
 	members     []member
 	itemMembers []member
-	root, item  []stream.Field
+	checker     stream.Checker // for Decode
 }
 
 type member struct {
@@ -353,44 +353,38 @@ func typeOK(v []byte, want fieldType) bool {
 	return false
 }
 
-// Decode reads a record that stream.Checker accepted. Its error codes are
-// SchemaViolation and DuplicateKey (a twice-named id outside web_search).
+// Decode reads a record that stream.Checker accepted (with ItemIDTwice).
+// Its error codes are SchemaViolation and DuplicateKey (a twice-named id
+// outside web_search).
 func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
-	d.root = stream.AppendMembers(d.root[:0], line)
-	d.item = d.item[:0]
-	for _, f := range d.root {
-		if string(f.Name) == "item" {
-			d.item = stream.AppendMembers(d.item, f.Value)
-		}
+	d.checker.ItemIDTwice = true
+	if d.checker.Check(line) != 0 {
+		return audit.SchemaViolation // not a checked record
 	}
-	return d.decode(d.root, d.item, rec)
+	return d.DecodeChecked(line, d.checker.Root, d.checker.Item, rec)
 }
 
-// DecodeChecked is Decode for a record a stream.Checker has accepted,
-// reading the members it recorded (its Root and Item) instead of walking
-// the record again.
-func (d *Decoder) DecodeChecked(root, item []stream.Field, rec *Record) audit.Code {
-	return d.decode(root, item, rec)
-}
-
-// decode reads a record from its members and those of its "item" object.
-func (d *Decoder) decode(root, item []stream.Field, rec *Record) audit.Code {
+// DecodeChecked is Decode for the record line that a stream.Checker has
+// accepted, reading the members it located (its Root and Item) instead of
+// walking the record again.
+func (d *Decoder) DecodeChecked(line []byte, root, item []stream.Span, rec *Record) audit.Code {
 	*rec = Record{}
 	var typ, itemValue []byte
 	var bad bool
 	others := d.members[:0]
-	for _, f := range root {
-		switch string(f.Name) {
+	for _, sp := range root {
+		name, value := sp.In(line)
+		switch string(name) {
 		case "type":
-			typ = f.Value
+			typ = value
 		case "item":
-			itemValue = f.Value
+			itemValue = value
 		default:
-			others = append(others, member{nameOf(f.Name), f.Value})
+			others = append(others, member{nameOf(name), value})
 		}
 	}
 	d.members = others
-	if idTwiceOutsideWebSearch(item) {
+	if idTwiceOutsideWebSearch(line, item) {
 		// The checker lets the object under "item" name id twice; only a
 		// web_search item may (SPEC §4.1), whatever the record's type.
 		return audit.DuplicateKey
@@ -434,7 +428,7 @@ func (d *Decoder) decode(root, item []stream.Field, rec *Record) audit.Code {
 		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
 			return audit.SchemaViolation
 		}
-		return d.decodeItem(item, rec)
+		return d.decodeItem(line, item, rec)
 	}
 	if itemValue != nil {
 		rec.UnknownField = true
@@ -444,14 +438,15 @@ func (d *Decoder) decode(root, item []stream.Field, rec *Record) audit.Code {
 
 // idTwiceOutsideWebSearch reports whether the members of a record's "item"
 // object name id more than once without the item being a web_search.
-func idTwiceOutsideWebSearch(item []stream.Field) bool {
+func idTwiceOutsideWebSearch(line []byte, item []stream.Span) bool {
 	ids, webSearch := 0, false
-	for _, f := range item {
-		switch string(f.Name) {
+	for _, sp := range item {
+		name, value := sp.In(line)
+		switch string(name) {
 		case "id":
 			ids++
 		case "type":
-			webSearch = stream.TextIs(f.Value, "web_search")
+			webSearch = stream.TextIs(value, "web_search")
 		}
 	}
 	return ids > 1 && !webSearch
@@ -521,21 +516,22 @@ func closedObject(obj []byte, allowed *fields, rec *Record) bool {
 	return ok
 }
 
-func (d *Decoder) decodeItem(item []stream.Field, rec *Record) audit.Code {
+func (d *Decoder) decodeItem(line []byte, item []stream.Span, rec *Record) audit.Code {
 	it := &rec.Item
 	var id, typ []byte
 	ms := d.itemMembers[:0]
-	for _, f := range item {
-		switch string(f.Name) {
+	for _, sp := range item {
+		name, value := sp.In(line)
+		switch string(name) {
 		case "id":
 			// A web_search's second id (the search call id) is ignored.
 			if id == nil {
-				id = f.Value
+				id = value
 			}
 		case "type":
-			typ = f.Value
+			typ = value
 		default:
-			ms = append(ms, member{nameOf(f.Name), f.Value})
+			ms = append(ms, member{nameOf(name), value})
 		}
 	}
 	d.itemMembers = ms

@@ -15,8 +15,6 @@ type Codex struct {
 	decoder lifecycle.Decoder
 	machine *lifecycle.Machine
 	rec     lifecycle.Record
-	// the members of the record being read, for Record
-	rootFields, itemFields []stream.Field
 }
 
 // NewCodex returns a normalizer that feeds e.
@@ -32,13 +30,7 @@ func NewCodex(e *audit.Engine) *Codex {
 // *audit.InputError; nothing after it may be fed.
 func (c *Codex) Record(line []byte, n int) error {
 	code := c.checker.Check(line)
-	v := stream.Verdict{Code: code, Cause: c.checker.Cause()}
-	if code == 0 {
-		c.rootFields = stream.AppendFields(c.rootFields[:0], line, c.checker.Root)
-		c.itemFields = stream.AppendFields(c.itemFields[:0], line, c.checker.Item)
-		v.Root, v.Item = c.rootFields, c.itemFields
-	}
-	return c.Checked(n, v)
+	return c.Checked(line, n, stream.Verdict{Code: code, Cause: c.checker.Cause(), Root: c.checker.Root, Item: c.checker.Item})
 }
 
 // NewChecker returns the JSON checker that a codex exec stream's records
@@ -46,13 +38,13 @@ func (c *Codex) Record(line []byte, n int) error {
 func NewChecker() *stream.Checker { return &stream.Checker{ItemIDTwice: true} }
 
 // Checked is Record for a record already checked by a NewChecker: v is the
-// checker's verdict on the record on line n.
-func (c *Codex) Checked(n int, v stream.Verdict) error {
+// checker's verdict on line, the record on line n.
+func (c *Codex) Checked(line []byte, n int, v stream.Verdict) error {
 	if v.Code != 0 {
 		return audit.Invalid(v.Code, n, v.Cause)
 	}
 	rec := &c.rec
-	if code := c.decoder.DecodeChecked(v.Root, v.Item, rec); code != 0 {
+	if code := c.decoder.DecodeChecked(line, v.Root, v.Item, rec); code != 0 {
 		return audit.Invalid(code, n, nil)
 	}
 	step, code := c.machine.Apply(rec)

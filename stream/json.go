@@ -32,7 +32,7 @@ type Checker struct {
 
 	// Root and Item locate the members of the last checked record and of the
 	// object under its root member "item" (empty when there is none), in
-	// order, as offsets in the record: a decoder reads them (AppendFields)
+	// order, as offsets in the record: a decoder reads them (Span.In)
 	// without walking the record again. Valid until the next Check.
 	Root, Item []Span
 
@@ -52,15 +52,21 @@ type Span struct {
 	Escaped                                  bool
 }
 
-// AppendFields appends to dst the members that spans locate in the record
-// b, names unescaped (slices of b when they have no escapes).
+// In returns the member s locates in the record b: its name, unescaped (a
+// slice of b when it has no escape), and its value.
+func (s Span) In(b []byte) (name, value []byte) {
+	name = b[s.NameStart:s.NameEnd]
+	if s.Escaped {
+		name = Unquote(b[s.NameStart-1 : s.NameEnd+1])
+	}
+	return name, b[s.ValueStart:s.ValueEnd]
+}
+
+// AppendFields appends to dst the members that spans locate in the record b.
 func AppendFields(dst []Field, b []byte, spans []Span) []Field {
 	for _, s := range spans {
-		f := Field{Name: b[s.NameStart:s.NameEnd], Value: b[s.ValueStart:s.ValueEnd]}
-		if s.Escaped {
-			f.Name = Unquote(b[s.NameStart-1 : s.NameEnd+1])
-		}
-		dst = append(dst, f)
+		name, value := s.In(b)
+		dst = append(dst, Field{name, value})
 	}
 	return dst
 }

@@ -34,17 +34,15 @@ type Prefetch struct {
 	sum    []byte
 	err    error
 	check  Verdict
-	// the members of the record returned last
-	root, item []Field
 }
 
 // Verdict is a Checker's finding on one record: Code 0 for a valid one,
-// with the members the checker recorded (see Checker.Root and Item), or a
-// code and the internal cause (for tests) for a rejected one.
+// with the members the checker located in it (see Checker.Root and Item),
+// or a code and the internal cause (for tests) for a rejected one.
 type Verdict struct {
 	Code       audit.Code
 	Cause      error
-	Root, Item []Field
+	Root, Item []Span
 }
 
 // ErrRejected is what Next returns after the record the checker rejected.
@@ -227,17 +225,17 @@ func (p *Prefetch) Next() ([]byte, error) {
 		if p.pos > 1 {
 			root = b.lines[p.pos-2].spansEnd
 		}
-		line := b.buf[ref.start:ref.end]
-		p.root = AppendFields(p.root[:0], line, b.spans[root:ref.item])
-		p.item = AppendFields(p.item[:0], line, b.spans[ref.item:ref.spansEnd])
-		p.check = Verdict{Root: p.root, Item: p.item}
+		p.check = Verdict{
+			Root: b.spans[root:ref.item:ref.item],
+			Item: b.spans[ref.item:ref.spansEnd:ref.spansEnd],
+		}
 	}
 	return b.buf[ref.start:ref.end], nil
 }
 
 // Checked is the checker's verdict on the record Next returned last; with
-// no checker, an empty Verdict. Its fields are valid until the next call
-// of Next.
+// no checker, an empty Verdict. Its spans are offsets in that record, and
+// valid until the next call of Next.
 func (p *Prefetch) Checked() Verdict { return p.check }
 
 // Record is the 1-based number of the last record returned.

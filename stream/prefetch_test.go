@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,23 +171,10 @@ func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 			}
 			return
 		}
-		root, item := AppendFields(nil, want, c.Root), AppendFields(nil, want, c.Item)
-		if !sameFields(v.Root, root) || !sameFields(v.Item, item) {
-			t.Fatalf("%s: step %d: members %q %q, want %q %q", name, n, v.Root, v.Item, root, item)
+		if !slices.Equal(v.Root, c.Root) || !slices.Equal(v.Item, c.Item) {
+			t.Fatalf("%s: step %d: members %v %v, want %v %v", name, n, v.Root, v.Item, c.Root, c.Item)
 		}
 	}
-}
-
-func sameFields(a, b []Field) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i].Name, b[i].Name) || !bytes.Equal(a[i].Value, b[i].Value) {
-			return false
-		}
-	}
-	return true
 }
 
 func TestPrefetchIsLines(t *testing.T) {

@@ -188,12 +188,12 @@ func readCodex(r io.Reader, capture bool) (reader, *audit.Engine, error) {
 	lines := stream.NewPrefetch(stream.NewLines(r), normalize.NewChecker())
 	defer lines.Close()
 	for {
-		_, err := lines.Next()
+		line, err := lines.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err == nil {
-			err = codex.Checked(lines.Record(), lines.Checked())
+			err = codex.Checked(line, lines.Record(), lines.Checked())
 		}
 		if err != nil {
 			return codexReader{lines}, engine, err
