@@ -15,6 +15,7 @@ type Codex struct {
 	decoder lifecycle.Decoder
 	machine *lifecycle.Machine
 	rec     lifecycle.Record
+	text    textJSON
 }
 
 // NewCodex returns a normalizer that feeds e.
@@ -181,7 +182,7 @@ func (c *Codex) retrieval(result []byte) bool {
 	if stream.TypeOf(structured) == stream.Object {
 		return RetrievalShape(structured)
 	}
-	return jsonTextRetrieval(firstTextBlock(content))
+	return c.text.retrieval(firstTextBlock(content))
 }
 
 // End reports the end of input to the engine.

@@ -30,19 +30,26 @@ func firstTextBlock(blocks []byte) []byte {
 	return text
 }
 
-// jsonTextRetrieval reports whether s, a JSON string value, holds one JSON
-// object that passes the same checks as a record (well-formed, no repeated
-// names, bounded nesting) and has the search result shape.
-func jsonTextRetrieval(s []byte) bool {
+// textJSON reads JSON held in a string value; it keeps its scratch space
+// between calls, so that a result per call allocates nothing.
+type textJSON struct {
+	doc     []byte
+	checker stream.Checker
+}
+
+// retrieval reports whether s, a JSON string value, holds one JSON object
+// that passes the same checks as a record (well-formed, no repeated names,
+// bounded nesting) and has the search result shape.
+func (x *textJSON) retrieval(s []byte) bool {
 	if stream.TypeOf(s) != stream.String {
 		return false
 	}
-	doc := []byte(stream.Text(s))
-	var c stream.Checker
-	if c.Check(doc) != 0 {
+	var ok bool
+	x.doc, ok = stream.AppendUnquote(x.doc[:0], s)
+	if !ok || x.checker.Check(x.doc) != 0 {
 		return false
 	}
-	return RetrievalShape(doc)
+	return RetrievalShape(x.doc)
 }
 
 // RetrievalShape reports whether the checked object v has `mode` semantic or

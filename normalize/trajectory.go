@@ -55,9 +55,11 @@ type Trajectory struct {
 	seen          map[string]bool // required top-level members seen
 	lastSeq       int64
 	haveSeq       bool
-	calls         map[lifecycle.Key]*callState
+	calls         map[lifecycle.Key]callState
 	capture       bool
 	unknownFields bool
+	text          textJSON
+	seq           int64 // scratch for the event being decoded
 }
 
 // NewTrajectory returns a trajectory normalizer for the policy.
@@ -65,7 +67,7 @@ func NewTrajectory(captureAuthorized bool) *Trajectory {
 	t := &Trajectory{
 		engines: map[string]*audit.Engine{},
 		seen:    map[string]bool{},
-		calls:   map[lifecycle.Key]*callState{},
+		calls:   map[lifecycle.Key]callState{},
 	}
 	for _, h := range Harnesses {
 		t.engines[h] = audit.NewEngine(captureAuthorized)
@@ -283,10 +285,12 @@ func (t *Trajectory) Event(v []byte, i int) error {
 	if !stream.IsInteger(ev.sequence) || stream.TypeOf(ev.kind) != stream.String || stream.TypeOf(ev.payload) != stream.Object {
 		return invalid(audit.SchemaViolation, i)
 	}
-	var seq int64
-	if err := json.Unmarshal(ev.sequence, &seq); err != nil {
+	// Decoded into the normalizer's own field: a local would escape to
+	// the heap through Unmarshal, once per event.
+	if err := json.Unmarshal(ev.sequence, &t.seq); err != nil {
 		return audit.Invalid(audit.SchemaViolation, i, err)
 	}
+	seq := t.seq
 	switch {
 	case !t.haveSeq:
 		if seq != 0 {
@@ -356,7 +360,7 @@ func (t *Trajectory) invocation(p []byte, i int) error {
 	if _, dup := t.calls[k]; dup {
 		return invalid(audit.DuplicateCallID, i)
 	}
-	t.calls[k] = &callState{ref: i}
+	t.calls[k] = callState{ref: i}
 	name := stream.Text(tool)
 	scoped := projectScoped(input)
 	code := t.each(func(h string, e *audit.Engine) audit.Code {
@@ -386,7 +390,8 @@ func (t *Trajectory) result(p []byte, i int) error {
 	if stream.TypeOf(id) != stream.String || stream.TypeOf(isError) != stream.Bool || output == nil {
 		return invalid(audit.SchemaViolation, i)
 	}
-	c, ok := t.calls[callKey(id)]
+	k := callKey(id)
+	c, ok := t.calls[k]
 	switch {
 	case !ok:
 		return invalid(audit.OrphanResult, i)
@@ -394,11 +399,12 @@ func (t *Trajectory) result(p []byte, i int) error {
 		return invalid(audit.DuplicateResult, i)
 	}
 	c.result = true
+	t.calls[k] = c
 	ev := audit.Event{Kind: audit.EventResult, Ref: c.ref}
 	if string(isError) == "true" {
 		ev.Outcome = audit.Failed
 	} else {
-		ev.Retrieval = outputRetrieval(output)
+		ev.Retrieval = t.outputRetrieval(output)
 	}
 	if code := t.add(ev); code != 0 {
 		return invalid(code, i)
@@ -409,14 +415,14 @@ func (t *Trajectory) result(p []byte, i int) error {
 // outputRetrieval reports whether a tool result output holds a search
 // result: an object, a string holding one JSON object, or an array of
 // content blocks whose first text block holds one (SPEC §5).
-func outputRetrieval(v []byte) bool {
+func (t *Trajectory) outputRetrieval(v []byte) bool {
 	switch stream.TypeOf(v) {
 	case stream.Object:
 		return RetrievalShape(v)
 	case stream.String:
-		return jsonTextRetrieval(v)
+		return t.text.retrieval(v)
 	case stream.Array:
-		return jsonTextRetrieval(firstTextBlock(v))
+		return t.text.retrieval(firstTextBlock(v))
 	}
 	return false
 }

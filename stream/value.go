@@ -130,6 +130,19 @@ func Unquote(v []byte) []byte {
 	return s
 }
 
+// AppendUnquote appends the unescaped contents of the checked string value
+// v to dst; false when v is not a string.
+func AppendUnquote(dst, v []byte) ([]byte, bool) {
+	if TypeOf(v) != String || len(v) < 2 {
+		return dst, false
+	}
+	out, err := appendUnquoted(dst, v)
+	if err != nil {
+		return dst, false
+	}
+	return out, true
+}
+
 // Text returns the unescaped contents of the checked string value v.
 func Text(v []byte) string { return string(Unquote(v)) }
 
