@@ -74,6 +74,7 @@ func BenchmarkDoneSet(b *testing.B) {
 			items[i] = Item{Key: KeyOf(id), Num: itemNum(id)}
 		}
 		b.Run(prefix, func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				var s doneSet
 				for i := range items {
