@@ -384,7 +384,27 @@ func (d *Decoder) DecodeChecked(line []byte, root, item []stream.Span, rec *Reco
 		}
 	}
 	d.members = others
-	if idTwiceOutsideWebSearch(line, item) {
+	// The item's members are read once, here: an id named twice outside a
+	// web_search is found before anything else about the record.
+	var id, itemType []byte
+	ids := 0
+	ms := d.itemMembers[:0]
+	for _, sp := range item {
+		name, value := sp.In(line)
+		switch string(name) {
+		case "id":
+			// A web_search's second id (the search call id) is ignored.
+			if ids++; ids == 1 {
+				id = value
+			}
+		case "type":
+			itemType = value
+		default:
+			ms = append(ms, member{nameOf(name), value})
+		}
+	}
+	d.itemMembers = ms
+	if ids > 1 && !stream.TextIs(itemType, "web_search") {
 		// The checker lets the object under "item" name id twice; only a
 		// web_search item may (SPEC §4.1), whatever the record's type.
 		return audit.DuplicateKey
@@ -428,28 +448,12 @@ func (d *Decoder) DecodeChecked(line []byte, root, item []stream.Span, rec *Reco
 		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
 			return audit.SchemaViolation
 		}
-		return d.decodeItem(line, item, rec)
+		return d.decodeItem(id, itemType, rec)
 	}
 	if itemValue != nil {
 		rec.UnknownField = true
 	}
 	return 0
-}
-
-// idTwiceOutsideWebSearch reports whether the members of a record's "item"
-// object name id more than once without the item being a web_search.
-func idTwiceOutsideWebSearch(line []byte, item []stream.Span) bool {
-	ids, webSearch := 0, false
-	for _, sp := range item {
-		name, value := sp.In(line)
-		switch string(name) {
-		case "id":
-			ids++
-		case "type":
-			webSearch = stream.TextIs(value, "web_search")
-		}
-	}
-	return ids > 1 && !webSearch
 }
 
 // recordFields lists each known record type's members besides type and item.
@@ -516,25 +520,11 @@ func closedObject(obj []byte, allowed *fields, rec *Record) bool {
 	return ok
 }
 
-func (d *Decoder) decodeItem(line []byte, item []stream.Span, rec *Record) audit.Code {
+// decodeItem reads an item from its id, type and other members
+// (d.itemMembers).
+func (d *Decoder) decodeItem(id, typ []byte, rec *Record) audit.Code {
 	it := &rec.Item
-	var id, typ []byte
-	ms := d.itemMembers[:0]
-	for _, sp := range item {
-		name, value := sp.In(line)
-		switch string(name) {
-		case "id":
-			// A web_search's second id (the search call id) is ignored.
-			if id == nil {
-				id = value
-			}
-		case "type":
-			typ = value
-		default:
-			ms = append(ms, member{nameOf(name), value})
-		}
-	}
-	d.itemMembers = ms
+	ms := d.itemMembers
 	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
 		return audit.SchemaViolation
 	}
