@@ -148,12 +148,15 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 			b.buf = append(b.buf, line...)
 			b.lines = append(b.lines, lineRef{start: start, end: len(b.buf), record: l.Record(), bytes: l.Bytes()})
 		}
+		// Once sent, the batch belongs to the next stage: whether it ends
+		// the input is read before.
+		last := b.err != nil
 		select {
 		case out <- b:
 		case <-p.done:
 			return
 		}
-		if b.err != nil {
+		if last {
 			return
 		}
 	}
@@ -183,12 +186,13 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			b.spans = append(b.spans, c.Item...)
 			ref.spansEnd = len(b.spans)
 		}
+		last := b.err != nil // read before the batch is handed on
 		select {
 		case p.batches <- b:
 		case <-p.done:
 			return
 		}
-		if b.err != nil {
+		if last {
 			return
 		}
 	}
