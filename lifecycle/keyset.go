@@ -44,8 +44,18 @@ type keySet struct {
 
 const keySetMin = 1024
 
-func (s *keySet) index(k Key, mask int) int {
-	return int(binary.LittleEndian.Uint64(k[:8])) & mask
+// slot is where the non-zero k is in the table, or the empty slot where it
+// belongs, and whether it is there.
+func (s *keySet) slot(k Key) (int, bool) {
+	mask := len(s.slots) - 1
+	for i := int(binary.LittleEndian.Uint64(k[:8])) & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case k:
+			return i, true
+		case Key{}:
+			return i, false
+		}
+	}
 }
 
 // has reports whether k is in the set.
@@ -56,15 +66,8 @@ func (s *keySet) has(k Key) bool {
 	if len(s.slots) == 0 {
 		return false
 	}
-	mask := len(s.slots) - 1
-	for i := s.index(k, mask); ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case k:
-			return true
-		case Key{}:
-			return false
-		}
-	}
+	_, ok := s.slot(k)
+	return ok
 }
 
 // add puts k in the set.
@@ -83,16 +86,11 @@ func (s *keySet) add(k Key) {
 }
 
 func (s *keySet) insert(k Key) bool {
-	mask := len(s.slots) - 1
-	for i := s.index(k, mask); ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case k:
-			return false
-		case Key{}:
-			s.slots[i] = k
-			return true
-		}
+	i, ok := s.slot(k)
+	if !ok {
+		s.slots[i] = k
 	}
+	return !ok
 }
 
 func (s *keySet) grow() {

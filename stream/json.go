@@ -62,15 +62,6 @@ func (s Span) In(b []byte) (name, value []byte) {
 	return name, b[s.ValueStart:s.ValueEnd]
 }
 
-// AppendFields appends to dst the members that spans locate in the record b.
-func AppendFields(dst []Field, b []byte, spans []Span) []Field {
-	for _, s := range spans {
-		name, value := s.In(b)
-		dst = append(dst, Field{name, value})
-	}
-	return dst
-}
-
 // errSyntax and friends are causes kept for tests; they never reach output.
 var (
 	errSyntax    = errors.New("json: syntax error")
