@@ -326,12 +326,13 @@ const (
 // time, since string contents are most of an export's bytes.
 func plainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
+		w := binary.LittleEndian.Uint64(b[i : i+8])
 		q := w ^ ('"' * ones)
 		bs := w ^ ('\\' * ones)
 		// A byte is flagged when it is zero after the XOR (a quote or a
-		// backslash) or below 0x20; bytes ≥ 0x80 never flag.
-		special := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((w - 0x20*ones) &^ w)
+		// backslash) or below 0x20; bytes ≥ 0x80 never flag. The XORs keep
+		// each byte's high bit, so one &^ w stands for &^ q and &^ bs.
+		special := ((q - ones) | (bs - ones) | (w - 0x20*ones)) &^ w
 		if special &= highs; special != 0 {
 			// The lowest flagged byte is a real one: a false flag only
 			// comes from a borrow, which runs upwards from a real one.

@@ -339,3 +339,45 @@ func TestCheckerCause(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainRun checks the word-at-a-time scan against a byte-at-a-time one:
+// every byte value, then one near a threshold (control characters, the
+// quote, the backslash, 0x7f–0x81, 0xff), at every pair of places in a
+// word and across into the next, on fillers next to the thresholds, from a
+// start at and inside the word.
+func TestPlainRun(t *testing.T) {
+	slow := func(b []byte, i int) int {
+		for ; i < len(b); i++ {
+			if ch := b[i]; ch == '"' || ch == '\\' || ch < 0x20 {
+				return i
+			}
+		}
+		return i
+	}
+	var near []byte
+	for v := range 256 {
+		if v <= 0x23 || (v >= 0x5b && v <= 0x5d) || (v >= 0x7f && v <= 0x81) || v == 0xff {
+			near = append(near, byte(v))
+		}
+	}
+	b := make([]byte, 19)
+	for _, filler := range []byte{'a', ' ', '!', '#', '[', ']', 0x7f, 0x80, 0xff} {
+		for p1 := range 10 {
+			for p2 := p1 + 1; p2 < 11; p2++ {
+				for v1 := range 256 {
+					for _, v2 := range near {
+						for k := range b {
+							b[k] = filler
+						}
+						b[p1], b[p2] = byte(v1), byte(v2)
+						for _, start := range []int{0, 3} {
+							if got, want := plainRun(b, start), slow(b, start); got != want {
+								t.Fatalf("plainRun(% x, %d) = %d, want %d", b, start, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
