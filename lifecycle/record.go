@@ -154,6 +154,10 @@ type Item struct {
 	Arguments    []byte // raw JSON
 	Result       []byte // raw JSON, nil when absent
 	Error        []byte // raw JSON, nil when absent
+	// The raw members content and structured_content of an object Result,
+	// nil when absent: read with the result's other members, so that
+	// nothing walks a result twice.
+	Content, StructuredContent []byte
 }
 
 // Key is a 128-bit digest of an item id or identity: the lifecycle keeps
@@ -520,6 +524,27 @@ func closedObject(obj []byte, allowed *fields, rec *Record) bool {
 	return ok
 }
 
+// closedResult is closedObject for an MCP result that also keeps its
+// content and structured_content in it.
+func closedResult(obj []byte, it *Item, rec *Record) bool {
+	ok := true
+	stream.Members(obj, func(name, value []byte) bool {
+		n := nameOf(name)
+		switch want := mcpResultFields[n]; {
+		case want == 0:
+			rec.UnknownField = true
+		case !typeOK(value, want):
+			ok = false
+		case n == nContent:
+			it.Content = value
+		default:
+			it.StructuredContent = value
+		}
+		return ok
+	})
+	return ok
+}
+
 // decodeItem reads an item from its id, type and other members
 // (d.itemMembers).
 func (d *Decoder) decodeItem(id, typ []byte, rec *Record) audit.Code {
@@ -569,7 +594,7 @@ func (d *Decoder) decodeItem(id, typ []byte, rec *Record) audit.Code {
 			args = value
 		case nResult:
 			it.Result = value
-			if stream.TypeOf(value) == stream.Object && !closedObject(value, &mcpResultFields, rec) {
+			if stream.TypeOf(value) == stream.Object && !closedResult(value, it, rec) {
 				bad = true
 			}
 		case nError:

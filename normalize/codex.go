@@ -157,7 +157,7 @@ func (c *Codex) result(step lifecycle.Step) audit.Event {
 		ev.Outcome = audit.Failed
 	}
 	if it.Type == lifecycle.McpToolCall && ev.Outcome == audit.OK {
-		ev.Retrieval = c.retrieval(it.Result)
+		ev.Retrieval = c.retrieval(it)
 	}
 	return ev
 }
@@ -165,24 +165,14 @@ func (c *Codex) result(step lifecycle.Step) audit.Event {
 // retrieval reports whether an MCP result holds a search result: the
 // structured content when it is an object, else the first text block of the
 // content, parsed as JSON (SPEC §4.4).
-func (c *Codex) retrieval(result []byte) bool {
-	if stream.TypeOf(result) != stream.Object {
+func (c *Codex) retrieval(it *lifecycle.Item) bool {
+	if stream.TypeOf(it.Result) != stream.Object {
 		return false
 	}
-	var structured, content []byte
-	stream.Members(result, func(name, value []byte) bool {
-		switch string(name) {
-		case "structured_content":
-			structured = value
-		case "content":
-			content = value
-		}
-		return true
-	})
-	if stream.TypeOf(structured) == stream.Object {
-		return RetrievalShape(structured)
+	if stream.TypeOf(it.StructuredContent) == stream.Object {
+		return RetrievalShape(it.StructuredContent)
 	}
-	return c.text.retrieval(firstTextBlock(content))
+	return c.text.retrieval(firstTextBlock(it.Content))
 }
 
 // End reports the end of input to the engine.
