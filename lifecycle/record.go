@@ -208,7 +208,16 @@ type Decoder struct {
 	members     []member
 	itemMembers []member
 	checker     stream.Checker // for Decode
+	// recent maps the digest of an MCP call's raw identity (arguments as
+	// written) to its identity, for the calls seen last: a call's later
+	// records nearly always repeat its arguments byte for byte, and then
+	// need not be canonicalized again.
+	recent [recentCalls]struct{ raw, identity Key }
 }
+
+// recentCalls is how many calls Decoder.recent remembers: more than are
+// usually in flight at once.
+const recentCalls = 64
 
 type member struct {
 	name  name
@@ -640,14 +649,26 @@ func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
 	b := d.canon[:0]
 	b = appendField(b, id)
 	b = appendField(b, typ)
-	if it.Type == McpToolCall {
-		b = appendField(b, it.Server)
-		b = appendField(b, it.Tool)
-		d.text = stream.AppendCanonical(d.text[:0], args)
-		b = appendField(b, d.text)
+	if it.Type != McpToolCall {
+		d.canon = b
+		return KeyOf(b)
 	}
+	b = appendField(b, it.Server)
+	b = appendField(b, it.Tool)
+	// Equal raw digests mean equal bytes (see KeyOf), so equal identities.
+	n := len(b)
+	b = appendField(b, args)
+	raw := KeyOf(b)
+	slot := &d.recent[raw[0]%recentCalls]
+	if slot.raw == raw {
+		d.canon = b
+		return slot.identity
+	}
+	d.text = stream.AppendCanonical(d.text[:0], args)
+	b = appendField(b[:n], d.text)
 	d.canon = b
-	return KeyOf(b)
+	slot.raw, slot.identity = raw, KeyOf(b)
+	return slot.identity
 }
 
 func appendField(b, f []byte) []byte {

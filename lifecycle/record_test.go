@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -385,5 +386,51 @@ func TestDecoderReuse(t *testing.T) {
 		if code == 0 && rec.Item.Type != McpToolCall && (rec.Item.Server != nil || rec.Item.Arguments != nil) {
 			t.Errorf("record %d: Decode(%s) kept the previous record's mcp fields", i+1, s.line)
 		}
+	}
+}
+
+// TestDecoderRecentIdentities checks that the identities a long-lived
+// Decoder takes from its memory of recent calls are the ones a fresh
+// Decoder computes: over more calls than it remembers, for arguments that
+// are written the same, written differently with the same value, and
+// changed.
+func TestDecoderRecentIdentities(t *testing.T) {
+	args := []string{
+		`{"scope":"project","query":"q"}`,
+		`{"query":"q","scope":"project"}`,
+		`{ "scope" : "project", "query" : "q" }`,
+		`{"scope":"project","query":"\u0071"}`,
+		`{"scope":"project","query":"r"}`,
+		`{"scope":"project","query":"q","limit":10}`,
+		`{"scope":"project","query":"q","limit":1e1}`,
+		`{"scope":"project","query":"q","limit":11}`,
+	}
+	var long Decoder
+	var rec Record
+	identities := map[Key][]string{}
+	for round := range 3 {
+		for id := range 2 * recentCalls {
+			for _, a := range args {
+				line := wrap("item.started", sub(sub(mcpStart, `"item_4"`, fmt.Sprintf(`"item_%d"`, id)), `{"scope":"project","query":"q"}`, a))
+				if code := long.Decode([]byte(line), &rec); code != 0 {
+					t.Fatalf("Decode(%s) = %s", line, code)
+				}
+				got := rec.Item.Identity
+				var fresh Decoder
+				if code := fresh.Decode([]byte(line), &rec); code != 0 {
+					t.Fatalf("Decode(%s) = %s", line, code)
+				}
+				if got != rec.Item.Identity {
+					t.Fatalf("round %d: identity of %s = %x from a long-lived decoder, %x from a fresh one", round, line, got, rec.Item.Identity)
+				}
+				if round == 0 && id == 0 {
+					identities[got] = append(identities[got], a)
+				}
+			}
+		}
+	}
+	// The arguments above are four JSON values.
+	if len(identities) != 4 {
+		t.Errorf("identities of the arguments: %q, want 4 groups", identities)
 	}
 }
