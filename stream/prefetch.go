@@ -61,13 +61,20 @@ const (
 	prefetchSlack = 8 << 10
 )
 
+// lineRef locates a record in its batch. It is kept small: the framer
+// writes one per record into memory the other stages read last.
 type lineRef struct {
-	start, end int
-	record     int
-	bytes      int64
+	start, end int32 // the record is buf[start:end]
 	// With a checker: the record's members are spans[root:item] and
 	// spans[item:spansEnd], where root is the previous line's spansEnd.
-	item, spansEnd int
+	item, spansEnd int32
+	bytes          int64 // input bytes consumed with the record
+}
+
+// position is where the input stood when a batch's error was returned.
+type position struct {
+	record int
+	bytes  int64
 }
 
 // batch is a run of records copied out of the reader's buffer, and, in
@@ -76,9 +83,10 @@ type batch struct {
 	buf   []byte
 	lines []lineRef
 	spans []Span // offsets in the record's line
+	first int    // the record number of lines[0]: lines hold consecutive records
 	err   error  // the Lines' error (io.EOF at the end), or ErrRejected
 	sum   []byte
-	final lineRef // record and bytes when err was returned
+	final position
 	// The checker's code and cause for the batch's last line, which ends
 	// the input when the code is not 0.
 	code  audit.Code
@@ -141,12 +149,15 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 			line, err := l.Next()
 			if err != nil {
 				b.err, b.sum = err, l.Sum()
-				b.final = lineRef{record: l.Record(), bytes: l.Bytes()}
+				b.final = position{record: l.Record(), bytes: l.Bytes()}
 				break
+			}
+			if len(b.lines) == 0 {
+				b.first = l.Record()
 			}
 			start := len(b.buf)
 			b.buf = append(b.buf, line...)
-			b.lines = append(b.lines, lineRef{start: start, end: len(b.buf), record: l.Record(), bytes: l.Bytes()})
+			b.lines = append(b.lines, lineRef{start: int32(start), end: int32(len(b.buf)), bytes: l.Bytes()})
 		}
 		// Once sent, the batch belongs to the next stage: whether it ends
 		// the input is read before.
@@ -177,14 +188,14 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			ref := &b.lines[k]
 			if code := c.Check(b.buf[ref.start:ref.end]); code != 0 {
 				b.code, b.cause = code, c.Cause()
-				b.err, b.sum, b.final = ErrRejected, nil, *ref
+				b.err, b.sum, b.final = ErrRejected, nil, position{b.first + k, ref.bytes}
 				b.lines = b.lines[:k+1]
 				break
 			}
 			b.spans = append(b.spans, c.Root...)
-			ref.item = len(b.spans)
+			ref.item = int32(len(b.spans))
 			b.spans = append(b.spans, c.Item...)
-			ref.spansEnd = len(b.spans)
+			ref.spansEnd = int32(len(b.spans))
 		}
 		last := b.err != nil // read before the batch is handed on
 		select {
@@ -220,12 +231,12 @@ func (p *Prefetch) Next() ([]byte, error) {
 	b := p.cur
 	ref := b.lines[p.pos]
 	p.pos++
-	p.record, p.bytes = ref.record, ref.bytes
+	p.record, p.bytes = b.first+p.pos-1, ref.bytes
 	switch {
 	case p.pos == len(b.lines) && b.code != 0:
 		p.check = Verdict{Code: b.code, Cause: b.cause}
 	case b.spans != nil:
-		root := 0
+		root := int32(0)
 		if p.pos > 1 {
 			root = b.lines[p.pos-2].spansEnd
 		}
