@@ -24,8 +24,8 @@ func BenchmarkDecodeApply(b *testing.B) {
 		b.Fatal(err)
 	}
 	type checked struct {
-		line       []byte
-		root, item []stream.Span
+		line []byte
+		loc  stream.Located
 	}
 	var recs []checked
 	c := stream.Checker{ItemIDTwice: true}
@@ -33,7 +33,7 @@ func BenchmarkDecodeApply(b *testing.B) {
 		if c.Check(line) != 0 {
 			b.Fatal("the export holds a record the checker rejects")
 		}
-		recs = append(recs, checked{line, slices.Clone(c.Root), slices.Clone(c.Item)})
+		recs = append(recs, checked{line, stream.Located{Root: slices.Clone(c.Root), Item: slices.Clone(c.Item), Result: slices.Clone(c.Result)}})
 	}
 	var d Decoder
 	var rec Record
@@ -42,7 +42,7 @@ func BenchmarkDecodeApply(b *testing.B) {
 	for b.Loop() {
 		m := NewMachine()
 		for _, r := range recs {
-			if code := d.DecodeChecked(r.line, r.root, r.item, &rec); code != 0 {
+			if code := d.DecodeChecked(r.line, r.loc, &rec); code != 0 {
 				b.Fatal(code)
 			}
 			if _, code := m.Apply(&rec); code != 0 {

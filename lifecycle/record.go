@@ -374,18 +374,18 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 	if d.checker.Check(line) != 0 {
 		return audit.SchemaViolation // not a checked record
 	}
-	return d.DecodeChecked(line, d.checker.Root, d.checker.Item, rec)
+	return d.DecodeChecked(line, d.checker.Located, rec)
 }
 
 // DecodeChecked is Decode for the record line that a stream.Checker has
-// accepted, reading the members it located (its Root and Item) instead of
-// walking the record again.
-func (d *Decoder) DecodeChecked(line []byte, root, item []stream.Span, rec *Record) audit.Code {
+// accepted, reading the members it located instead of walking the record
+// again.
+func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) audit.Code {
 	*rec = Record{}
 	var typ, itemValue []byte
 	var bad bool
 	others := d.members[:0]
-	for _, sp := range root {
+	for _, sp := range loc.Root {
 		name, value := sp.In(line)
 		switch string(name) {
 		case "type":
@@ -402,7 +402,7 @@ func (d *Decoder) DecodeChecked(line []byte, root, item []stream.Span, rec *Reco
 	var id, itemType []byte
 	ids := 0
 	ms := d.itemMembers[:0]
-	for _, sp := range item {
+	for _, sp := range loc.Item {
 		name, value := sp.In(line)
 		switch string(name) {
 		case "id":
@@ -461,7 +461,7 @@ func (d *Decoder) DecodeChecked(line []byte, root, item []stream.Span, rec *Reco
 		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
 			return audit.SchemaViolation
 		}
-		return d.decodeItem(id, itemType, rec)
+		return d.decodeItem(line, id, itemType, loc.Result, rec)
 	}
 	if itemValue != nil {
 		rec.UnknownField = true
@@ -533,30 +533,30 @@ func closedObject(obj []byte, allowed *fields, rec *Record) bool {
 	return ok
 }
 
-// closedResult is closedObject for an MCP result that also keeps its
-// content and structured_content in it.
-func closedResult(obj []byte, it *Item, rec *Record) bool {
-	ok := true
-	stream.Members(obj, func(name, value []byte) bool {
+// closedResult is closedObject for an MCP result, from the members the
+// checker located in the record line, and keeps its content and
+// structured_content in it.
+func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) bool {
+	for _, sp := range members {
+		name, value := sp.In(line)
 		n := nameOf(name)
 		switch want := mcpResultFields[n]; {
 		case want == 0:
 			rec.UnknownField = true
 		case !typeOK(value, want):
-			ok = false
+			return false
 		case n == nContent:
 			it.Content = value
 		default:
 			it.StructuredContent = value
 		}
-		return ok
-	})
-	return ok
+	}
+	return true
 }
 
 // decodeItem reads an item from its id, type and other members
-// (d.itemMembers).
-func (d *Decoder) decodeItem(id, typ []byte, rec *Record) audit.Code {
+// (d.itemMembers), and the members of its result object where it has one.
+func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Record) audit.Code {
 	it := &rec.Item
 	ms := d.itemMembers
 	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
@@ -603,7 +603,7 @@ func (d *Decoder) decodeItem(id, typ []byte, rec *Record) audit.Code {
 			args = value
 		case nResult:
 			it.Result = value
-			if stream.TypeOf(value) == stream.Object && !closedResult(value, it, rec) {
+			if stream.TypeOf(value) == stream.Object && !closedResult(line, result, it, rec) {
 				bad = true
 			}
 		case nError:

@@ -31,7 +31,7 @@ func NewCodex(e *audit.Engine) *Codex {
 // *audit.InputError; nothing after it may be fed.
 func (c *Codex) Record(line []byte, n int) error {
 	code := c.checker.Check(line)
-	return c.Checked(line, n, stream.Verdict{Code: code, Cause: c.checker.Cause(), Root: c.checker.Root, Item: c.checker.Item})
+	return c.Checked(line, n, stream.Verdict{Code: code, Cause: c.checker.Cause(), Located: c.checker.Located})
 }
 
 // NewChecker returns the JSON checker that a codex exec stream's records
@@ -45,7 +45,7 @@ func (c *Codex) Checked(line []byte, n int, v stream.Verdict) error {
 		return audit.Invalid(v.Code, n, v.Cause)
 	}
 	rec := &c.rec
-	if code := c.decoder.DecodeChecked(line, v.Root, v.Item, rec); code != 0 {
+	if code := c.decoder.DecodeChecked(line, v.Located, rec); code != 0 {
 		return audit.Invalid(code, n, nil)
 	}
 	step, code := c.machine.Apply(rec)

@@ -195,6 +195,8 @@ func FuzzChecker(f *testing.F) {
 		`{"a":"\ud83d\ude00"}`, `{"a":"\ud83d"}`, `{"a":"\ude00\ud83d"}`, `{"\\ud800":1}`,
 		`{"a":1e400,"b":-0.0e-7,"c":10E+2,"d":0.00100}`, `{"a":01}`, `{"a":1.}`, `[]`, `"x"`,
 		`{"item":{"id":"a","type":"web_search","id":"b"}}`, `{"a":[1,2,]}`, `{"a":tru}`,
+		`{"item":{"result":{"a":1,"b":{"result":{"c":2}}}},"result":{"x":1}}`, `{"item":{"result":[{"a":1}]}}`,
+		`{"x":{"item":{"result":{"a":1}}}}`, `{"item":{"result":{"a":1,"a":2}}}`,
 		strings.Repeat(`{"a":`, 127) + `1` + strings.Repeat(`}`, 127),
 		strings.Repeat(`[`, 127) + strings.Repeat(`]`, 127),
 		`{"a":` + strings.Repeat(`[`, 128) + strings.Repeat(`]`, 128) + `}`,
@@ -254,14 +256,12 @@ func FuzzChecker(f *testing.F) {
 		if want := stream.AppendMembers(nil, in); !fzSameFields(root, want) {
 			t.Fatalf("recorded members %q, want %q", root, want)
 		}
-		var item []stream.Field
-		for _, f := range root {
-			if string(f.Name) == "item" && stream.TypeOf(f.Value) == stream.Object {
-				item = stream.AppendMembers(item, f.Value)
-			}
-		}
+		item := fzMembersOf(root, "item")
 		if got := fzFields(in, c.Item); !fzSameFields(got, item) {
 			t.Fatalf("recorded item members %q, want %q", got, item)
+		}
+		if got, want := fzFields(in, c.Result), fzMembersOf(item, "result"); !fzSameFields(got, want) {
+			t.Fatalf("recorded result members %q, want %q", got, want)
 		}
 		canon := stream.AppendCanonical(nil, in)
 		if got := c.Check(canon); got != 0 {
@@ -276,6 +276,18 @@ func FuzzChecker(f *testing.F) {
 			t.Fatalf("canonical form %q does not mean what %q means", canon, in)
 		}
 	})
+}
+
+// fzMembersOf is the members of the object value of the member called
+// name among fs, by a plain walk; none when there is no such object.
+func fzMembersOf(fs []stream.Field, name string) []stream.Field {
+	var members []stream.Field
+	for _, f := range fs {
+		if string(f.Name) == name && stream.TypeOf(f.Value) == stream.Object {
+			members = stream.AppendMembers(members, f.Value)
+		}
+	}
+	return members
 }
 
 // fzFields is the members spans locate in the record b.

@@ -30,11 +30,9 @@ type Checker struct {
 	// caller must still confirm that the item is a web_search.
 	ItemIDTwice bool
 
-	// Root and Item locate the members of the last checked record and of the
-	// object under its root member "item" (empty when there is none), in
-	// order, as offsets in the record: a decoder reads them (Span.In)
+	// The members of the last checked record that a decoder reads (Span.In)
 	// without walking the record again. Valid until the next Check.
-	Root, Item []Span
+	Located
 
 	b     []byte
 	arena []byte   // unescaped member names (with escapes) of the open objects
@@ -42,6 +40,24 @@ type Checker struct {
 	maps  []map[string]struct{}
 	cause error
 }
+
+// Located locates, in order, the members of a record (Root), of the object
+// under its member "item" (Item), and of the object under that one's member
+// "result" (Result): an item's members and an MCP call's result, which is
+// what a codex decoder reads. A slice is empty when there is no such object.
+type Located struct {
+	Root, Item, Result []Span
+}
+
+// at says which located object, if any, the checker is in.
+type at uint8
+
+const (
+	atOther at = iota
+	atRoot
+	atItem
+	atResult
+)
 
 // Span locates a member in a checked record: the name's text between its
 // quotes, b[NameStart:NameEnd], Escaped when it holds an escape, and the
@@ -79,13 +95,13 @@ func (c *Checker) Check(b []byte) audit.Code {
 		c.cause = errNotObject
 		return audit.MalformedJSON
 	}
-	end, code := c.object(i, 1, true, false)
+	end, code := c.object(i, 1, atRoot)
 	return c.end(end, code)
 }
 
 // start resets the checker for a new input and returns its first token.
 func (c *Checker) start(b []byte) int {
-	c.Root, c.Item = c.Root[:0], c.Item[:0]
+	c.Root, c.Item, c.Result = c.Root[:0], c.Item[:0], c.Result[:0]
 	c.b = b
 	c.cause = nil
 	c.arena = c.arena[:0]
@@ -123,7 +139,7 @@ func (c *Checker) value(i, depth int) (int, audit.Code) {
 	}
 	switch b[i] {
 	case '{':
-		return c.object(i, depth+1, false, false)
+		return c.object(i, depth+1, atOther)
 	case '[':
 		return c.array(i, depth+1)
 	case '"':
@@ -183,9 +199,8 @@ func (c *Checker) array(i, depth int) (int, audit.Code) {
 	}
 }
 
-// object checks the object at b[i]. root marks the record itself; item marks
-// the object under the root member "item".
-func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
+// object checks the object at b[i]; in says which located object it is.
+func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	if depth > MaxDepth {
 		return c.fail(audit.NestingTooDeep, nil)
 	}
@@ -195,7 +210,7 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 	for len(c.maps) <= level {
 		c.maps = append(c.maps, nil)
 	}
-	end, code := c.members(i, depth, root, item, first, level)
+	end, code := c.members(i, depth, in, first, level)
 	c.names = c.names[:first]
 	c.arena = c.arena[:arenaMark]
 	// Empty the level's map only if this object used it, and drop a large
@@ -213,7 +228,7 @@ func (c *Checker) object(i, depth int, root, item bool) (int, audit.Code) {
 
 // members checks the members of the object at b[i]; its names are kept
 // from c.names[first] on.
-func (c *Checker) members(i, depth int, root, item bool, first, level int) (int, audit.Code) {
+func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Code) {
 	b := c.b
 	idSeen := 0
 	i = skipSpace(b, i+1)
@@ -241,11 +256,11 @@ func (c *Checker) members(i, depth int, root, item bool, first, level int) (int,
 			name = c.arena[off:len(c.arena):len(c.arena)]
 		}
 		if c.seen(first, level, name) {
-			if !(item && c.ItemIDTwice && string(name) == "id" && idSeen == 1) {
+			if !(in == atItem && c.ItemIDTwice && string(name) == "id" && idSeen == 1) {
 				return c.fail(audit.DuplicateKey, nil)
 			}
 		}
-		if item && string(name) == "id" {
+		if in == atItem && string(name) == "id" {
 			idSeen++
 		}
 		c.names = append(c.names, name)
@@ -270,20 +285,23 @@ func (c *Checker) members(i, depth int, root, item bool, first, level int) (int,
 		}
 		i = skipSpace(b, i+1)
 		var code audit.Code
-		if root && string(name) == "item" && i < len(b) && b[i] == '{' {
-			end, code = c.object(i, depth+1, false, true)
+		if child := locatedChild(in, name); child != atOther && i < len(b) && b[i] == '{' {
+			end, code = c.object(i, depth+1, child)
 		} else {
 			end, code = c.value(i, depth)
 		}
 		if code != 0 {
 			return 0, code
 		}
-		if root || item {
+		if in != atOther {
 			sp := Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped}
-			if root {
+			switch in {
+			case atRoot:
 				c.Root = append(c.Root, sp)
-			} else {
+			case atItem:
 				c.Item = append(c.Item, sp)
+			default:
+				c.Result = append(c.Result, sp)
 			}
 		}
 		i = skipSpace(b, end)
@@ -299,6 +317,18 @@ func (c *Checker) members(i, depth int, root, item bool, first, level int) (int,
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 	}
+}
+
+// locatedChild is which located object an object value of the member name
+// is, in the object in.
+func locatedChild(in at, name []byte) at {
+	switch {
+	case in == atRoot && string(name) == "item":
+		return atItem
+	case in == atItem && string(name) == "result":
+		return atResult
+	}
+	return atOther
 }
 
 // seen reports whether name is already among the names of the object whose

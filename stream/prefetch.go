@@ -37,12 +37,12 @@ type Prefetch struct {
 }
 
 // Verdict is a Checker's finding on one record: Code 0 for a valid one,
-// with the members the checker located in it (see Checker.Root and Item),
-// or a code and the internal cause (for tests) for a rejected one.
+// with the members the checker located in it, or a code and the internal
+// cause (for tests) for a rejected one.
 type Verdict struct {
-	Code       audit.Code
-	Cause      error
-	Root, Item []Span
+	Code  audit.Code
+	Cause error
+	Located
 }
 
 // ErrRejected is what Next returns after the record the checker rejected.
@@ -65,10 +65,11 @@ const (
 // writes one per record into memory the other stages read last.
 type lineRef struct {
 	start, end int32 // the record is buf[start:end]
-	// With a checker: the record's members are spans[root:item] and
-	// spans[item:spansEnd], where root is the previous line's spansEnd.
-	item, spansEnd int32
-	bytes          int64 // input bytes consumed with the record
+	// With a checker: the record's located members are spans[root:item],
+	// spans[item:result] and spans[result:spansEnd], where root is the
+	// previous line's spansEnd.
+	item, result, spansEnd int32
+	bytes                  int64 // input bytes consumed with the record
 }
 
 // position is where the input stood when a batch's error was returned.
@@ -195,6 +196,8 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			b.spans = append(b.spans, c.Root...)
 			ref.item = int32(len(b.spans))
 			b.spans = append(b.spans, c.Item...)
+			ref.result = int32(len(b.spans))
+			b.spans = append(b.spans, c.Result...)
 			ref.spansEnd = int32(len(b.spans))
 		}
 		last := b.err != nil // read before the batch is handed on
@@ -240,10 +243,11 @@ func (p *Prefetch) Next() ([]byte, error) {
 		if p.pos > 1 {
 			root = b.lines[p.pos-2].spansEnd
 		}
-		p.check = Verdict{
-			Root: b.spans[root:ref.item:ref.item],
-			Item: b.spans[ref.item:ref.spansEnd:ref.spansEnd],
-		}
+		p.check = Verdict{Located: Located{
+			Root:   b.spans[root:ref.item:ref.item],
+			Item:   b.spans[ref.item:ref.result:ref.result],
+			Result: b.spans[ref.result:ref.spansEnd:ref.spansEnd],
+		}}
 	}
 	return b.buf[ref.start:ref.end], nil
 }

@@ -171,8 +171,8 @@ func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 			}
 			return
 		}
-		if !slices.Equal(v.Root, c.Root) || !slices.Equal(v.Item, c.Item) {
-			t.Fatalf("%s: step %d: members %v %v, want %v %v", name, n, v.Root, v.Item, c.Root, c.Item)
+		if !slices.Equal(v.Root, c.Root) || !slices.Equal(v.Item, c.Item) || !slices.Equal(v.Result, c.Result) {
+			t.Fatalf("%s: step %d: members %v %v %v, want %v %v %v", name, n, v.Root, v.Item, v.Result, c.Root, c.Item, c.Result)
 		}
 	}
 }
