@@ -418,6 +418,10 @@ func TestMachineIdentity(t *testing.T) {
 		{"type changed from mcp", start, strings.Replace(cmd, `"in_progress"`, `"completed"`, 1), audit.ItemMismatch},
 		{"type changed from command", cmd, `{"id":"c","type":"file_change","changes":[],"status":"completed"}`, audit.ItemMismatch},
 		{"type changed to an unknown type", cmd, `{"id":"c","type":"plan"}`, audit.ItemMismatch},
+		{"type changed from an unknown type", `{"id":"c","type":"plan"}`, strings.Replace(cmd, `"in_progress"`, `"completed"`, 1), audit.ItemMismatch},
+		{"unknown type changed", `{"id":"c","type":"plan"}`, `{"id":"c","type":"plan_v2"}`, audit.ItemMismatch},
+		{"unknown type kept", `{"id":"c","type":"plan","x":1}`, `{"id":"c","type":"pl\u0061n","x":2}`, 0},
+		{"escaped known type", cmd, strings.Replace(strings.Replace(cmd, `"in_progress"`, `"completed"`, 1), `command_execution`, `command\u005fexecution`, 1), 0},
 	}
 	for _, tc := range tests {
 		for _, path := range []struct {

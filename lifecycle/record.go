@@ -645,7 +645,17 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 
 // identity digests what an item may not change between its records: id and
 // type, and for mcp_tool_call server, tool and arguments as a JSON value.
+// The machine compares the identities of records with one id (one Key)
+// only, so an item of a known type other than mcp_tool_call, which has
+// nothing else to keep, needs no digest of its own: its Key with the type's
+// number mixed in tells its types apart, and a digest (any other identity)
+// meets such a value by chance once in 2^128.
 func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
+	if it.Type != McpToolCall && it.Type != UnknownItem {
+		k := it.Key
+		k[0] ^= byte(it.Type)
+		return k
+	}
 	b := d.canon[:0]
 	b = appendField(b, id)
 	b = appendField(b, typ)
