@@ -45,7 +45,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 for _ in $(seq "$rounds"); do wall /bin/true >> "$dir/f"; done
 floor=$(median < "$dir/f")
 echo "process start floor: ${floor}s (median of $rounds direct runs of /bin/true)"
-printf '%-8s %10s %8s %9s %9s %7s %10s %10s\n' file bytes records cairn_s jq_s ratio net_ratio cairn_rss
+printf '%-8s %10s %8s %9s %9s %7s %10s %10s  %s\n' file bytes records cairn_s jq_s ratio net_ratio cairn_rss per_round
 for f in max short 1mib bad3; do
   in="$dir/$f.jsonl"
   : > "$dir/c"; : > "$dir/j"; : > "$dir/r"
@@ -61,9 +61,15 @@ for f in max short 1mib bad3; do
     j=$(median < "$dir/j")
     ratio=$(awk -v c="$c" -v j="$j" 'BEGIN { if (c > 0) printf "%.1fx", j / c; else print "inf" }')
     net=$(awk -v c="$c" -v j="$j" -v f="$floor" 'BEGIN { if (c > f) printf "%.1fx", (j - f) / (c - f); else print "inf" }')
+    # The ratio within each round (the two tools ran seconds apart), so
+    # that the machine's drift between minutes cancels: median and
+    # quartiles over the rounds.
+    pairs=$(paste "$dir/c" "$dir/j" | awk '$1 > 0 { print $2 / $1 }' | sort -n |
+      awk '{a[NR]=$1} END {printf "%.1fx [%.1f-%.1f]", a[int((NR+1)/2)], a[int((NR+3)/4)], a[int((3*NR+3)/4)]}')
   else
-    j=-; ratio=-; net=-
+    j=-; ratio=-; net=-; pairs=-
   fi
-  printf '%-8s %10d %8d %9s %9s %7s %10s %6d KiB\n' "$f" "$(wc -c < "$in")" "$(wc -l < "$in")" "$c" "$j" "$ratio" "$net" "$r"
+  printf '%-8s %10d %8d %9s %9s %7s %10s %6d KiB  %s\n' "$f" "$(wc -c < "$in")" "$(wc -l < "$in")" "$c" "$j" "$ratio" "$net" "$r" "$pairs"
 done
-echo "(wall times include each tool's own process start-up; cairn_rss is the largest of the $rounds runs)"
+echo "(wall times include each tool's own process start-up; cairn_rss is the largest of the $rounds runs;"
+echo " per_round is the median of each round's jq/cairn ratio, with its quartiles)"
