@@ -143,7 +143,7 @@ func (c *Checker) value(i, depth int) (int, audit.Code) {
 	case '[':
 		return c.array(i, depth+1)
 	case '"':
-		end, ok := scanString(b, i)
+		end, _, ok := scanString(b, i)
 		if !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
@@ -239,13 +239,12 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		if i >= len(b) || b[i] != '"' {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		end, ok := scanString(b, i)
+		end, escaped, ok := scanString(b, i)
 		if !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		// Most names have no escape: those are compared as they are.
 		name := b[i+1 : end-1]
-		escaped := bytes.IndexByte(name, '\\') >= 0
 		if escaped {
 			off := len(c.arena)
 			var err error
@@ -391,9 +390,10 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// scanString returns the index just past the string starting at b[i] ('"').
-// It rejects raw control characters and malformed escapes.
-func scanString(b []byte, i int) (int, bool) {
+// scanString returns the index just past the string starting at b[i] ('"'),
+// and whether the string holds an escape. It rejects raw control
+// characters and malformed escapes (ok false).
+func scanString(b []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for i < len(b) {
 		i = plainRun(b, i)
@@ -403,43 +403,44 @@ func scanString(b []byte, i int) (int, bool) {
 		ch := b[i]
 		switch {
 		case ch == '"':
-			return i + 1, true
+			return i + 1, escaped, true
 		case ch == '\\':
+			escaped = true
 			if i+1 >= len(b) {
-				return 0, false
+				return 0, false, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(b) {
-					return 0, false
+					return 0, false, false
 				}
 				if !isHex4(b[i+2 : i+6]) {
-					return 0, false
+					return 0, false, false
 				}
 				r := hex4(b[i+2:])
 				i += 6
 				if utf16.IsSurrogate(r) {
 					// Only a high surrogate followed by a low one is a character.
 					if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
-						return 0, false
+						return 0, false, false
 					}
 					if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
-						return 0, false
+						return 0, false, false
 					}
 					i += 6
 				}
 			default:
-				return 0, false
+				return 0, false, false
 			}
 		case ch < 0x20:
-			return 0, false
+			return 0, false, false
 		default:
 			i++
 		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
 func scanNumber(b []byte, i int) (int, bool) {
