@@ -145,6 +145,7 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 		case <-p.done:
 			return
 		}
+		Mark("frame+")
 		b.buf, b.lines, b.spans, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.spans[:0], nil, 0, nil
 		for len(b.buf) < p.size && len(b.lines) < p.lines {
 			line, err := l.Next()
@@ -163,6 +164,7 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 		// Once sent, the batch belongs to the next stage: whether it ends
 		// the input is read before.
 		last := b.err != nil
+		Mark("frame-")
 		select {
 		case out <- b:
 		case <-p.done:
@@ -185,6 +187,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 		case <-p.done:
 			return
 		}
+		Mark("check+")
 		for k := range b.lines {
 			ref := &b.lines[k]
 			if code := c.Check(b.buf[ref.start:ref.end]); code != 0 {
@@ -201,6 +204,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			ref.spansEnd = int32(len(b.spans))
 		}
 		last := b.err != nil // read before the batch is handed on
+		Mark("check-")
 		select {
 		case p.batches <- b:
 		case <-p.done:
@@ -227,9 +231,11 @@ func (p *Prefetch) Next() ([]byte, error) {
 				p.check = Verdict{}
 				return nil, p.err
 			}
+			Mark("use-")
 			p.free <- p.cur
 		}
 		p.cur, p.pos = <-p.batches, 0
+		Mark("use+")
 	}
 	b := p.cur
 	ref := b.lines[p.pos]

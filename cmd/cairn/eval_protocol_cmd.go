@@ -180,6 +180,7 @@ func (c codexReader) Records() int { return c.Record() }
 
 // readCodex runs a codex exec JSONL stream through the engine.
 func readCodex(r io.Reader, capture bool) (reader, *audit.Engine, error) {
+	stream.Mark("read")
 	engine := audit.NewEngine(capture)
 	codex := normalize.NewCodex(engine)
 	// Framing and the JSON check run ahead on a second goroutine; what it
@@ -200,6 +201,7 @@ func readCodex(r io.Reader, capture bool) (reader, *audit.Engine, error) {
 		}
 	}
 	codex.End()
+	stream.Mark("read-end")
 	return codexReader{lines}, engine, nil
 }
 
