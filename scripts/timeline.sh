@@ -13,14 +13,21 @@
 # check, decoding: between taking a batch and handing it on) and the first
 # batch's framing time, which nothing downstream can overlap.
 #
-#   scripts/timeline.sh FILE [ROUNDS]     (ROUNDS defaults to 15)
+#   scripts/timeline.sh FILE [ROUNDS [BIN]]
+#
+# ROUNDS defaults to 15. BIN is a binary already built with -tags timeline
+# (to compare two builds: run the script for each, in the same minute).
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: scripts/timeline.sh FILE [ROUNDS]"; exit 2; }
-file=$1 rounds=${2:-15}
+[ $# -ge 1 ] || { echo "usage: scripts/timeline.sh FILE [ROUNDS [BIN]]"; exit 2; }
+file=$(realpath "$1") rounds=${2:-15} bin=${3:+$(realpath "$3")}
 cd "$(dirname "$0")/.."
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-CGO_ENABLED=0 go build -trimpath -tags timeline -o "$dir/cairn" ./cmd/cairn
+if [ -n "$bin" ]; then
+  cp "$bin" "$dir/cairn"
+else
+  CGO_ENABLED=0 go build -trimpath -tags timeline -o "$dir/cairn" ./cmd/cairn
+fi
 export CAIRN_EVAL=1
 for _ in $(seq "$rounds"); do
   t0=$EPOCHREALTIME
