@@ -651,33 +651,42 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 // number mixed in tells its types apart, and a digest (any other identity)
 // meets such a value by chance once in 2^128.
 func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
-	if it.Type != McpToolCall && it.Type != UnknownItem {
+	switch it.Type {
+	case McpToolCall:
+		return d.callIdentity(id, typ, it, args)
+	case UnknownItem:
+		return d.typeIdentity(id, typ)
+	default:
 		k := it.Key
 		k[0] ^= byte(it.Type)
 		return k
 	}
-	b := d.canon[:0]
-	b = appendField(b, id)
-	b = appendField(b, typ)
-	if it.Type != McpToolCall {
-		d.canon = b
-		return KeyOf(b)
-	}
+}
+
+// typeIdentity is the identity of an item of an unknown type: its id and
+// the type's text.
+func (d *Decoder) typeIdentity(id, typ []byte) Key {
+	d.canon = appendField(appendField(d.canon[:0], id), typ)
+	return KeyOf(d.canon)
+}
+
+// callIdentity is an MCP call's identity: its id, type, server, tool and
+// arguments in canonical form, or what Decoder.recent remembers for the
+// same raw bytes (equal raw digests mean equal bytes, see KeyOf).
+func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) Key {
+	b := appendField(appendField(d.canon[:0], id), typ)
 	b = appendField(b, it.Server)
 	b = appendField(b, it.Tool)
-	// Equal raw digests mean equal bytes (see KeyOf), so equal identities.
 	n := len(b)
 	b = appendField(b, args)
+	d.canon = b
 	raw := KeyOf(b)
 	slot := &d.recent[raw[0]%recentCalls]
-	if slot.raw == raw {
-		d.canon = b
-		return slot.identity
+	if slot.raw != raw {
+		d.text = stream.AppendCanonical(d.text[:0], args)
+		d.canon = appendField(b[:n], d.text)
+		slot.raw, slot.identity = raw, KeyOf(d.canon)
 	}
-	d.text = stream.AppendCanonical(d.text[:0], args)
-	b = appendField(b[:n], d.text)
-	d.canon = b
-	slot.raw, slot.identity = raw, KeyOf(b)
 	return slot.identity
 }
 
