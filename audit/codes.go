@@ -52,7 +52,7 @@ const (
 	OrphanUpdate
 	ItemMismatch
 
-	// invalid: trajectory
+	// invalid: trajectory and Claude Code calls
 	UnsupportedSchemaVersion
 	UnsupportedHarness
 	SequenceOutOfOrder
@@ -71,6 +71,8 @@ const (
 	SequenceGap
 	UnknownRecordsOmitted
 	CaptureTruncated
+	MessageAborted
+	MessageSuperseded
 
 	// inconclusive: checks
 	DispatchOrderUnknown
@@ -78,6 +80,7 @@ const (
 	SearchResultError
 	SearchResultUninterpretable
 	OpaqueToolEffects
+	MemoryServerUnavailable
 
 	// fail
 	ToolBeforeProjectSearch
@@ -97,6 +100,9 @@ const (
 
 	numCodes
 )
+
+// A codeSet holds every code in 64 bits: a 64th code must not compile.
+var _ [64 - int(numCodes)]struct{}
 
 // codeInfo is the fixed text of a code: its name, kind, a one-line meaning
 // and what to do next. It is the only text about an input cairn prints.
@@ -152,12 +158,15 @@ var codeTable = [numCodes]codeInfo{
 	SequenceGap:           {"sequence_gap", KindEvidence, "event sequence numbers skip a value (or do not start at 0)", "export the complete trajectory; events appear to be missing"},
 	UnknownRecordsOmitted: {"unknown_records_omitted", KindEvidence, "the capture omitted unknown records", "upgrade the capture so that it keeps every record"},
 	CaptureTruncated:      {"capture_truncated", KindEvidence, "the capture says it was truncated", "capture the whole session"},
+	MessageAborted:        {"message_aborted", KindEvidence, "a model message was cut off (aborted, or a tool input left unparsed after max_tokens), so a call's input is unknown", "rerun the task with a larger output limit; a cut-off call cannot be certified"},
+	MessageSuperseded:     {"message_superseded", KindEvidence, "the CLI retracted earlier records (calls that ran included)", "export a run in which no message was superseded"},
 
 	DispatchOrderUnknown:        {"dispatch_order_unknown", KindCheck, "the first dispatched call cannot be established", "export a complete run in which every call has its start record"},
 	SearchResultMissing:         {"search_result_missing", KindCheck, "a project search has no final result", "export a run whose searches finished"},
 	SearchResultError:           {"search_result_error", KindCheck, "a project search ended with an error, a failure or a refusal", "check the memory server; a failed search is not a retrieval"},
 	SearchResultUninterpretable: {"search_result_uninterpretable", KindCheck, "a project search result is not an object with mode, count and results", "check the memory server version; its result shape is not the supported one"},
 	OpaqueToolEffects:           {"opaque_tool_effects", KindCheck, "other tools ran (shell, file changes, web search, other MCP tools) whose effects cannot be seen", "expected for coding sessions: indirect memory writes cannot be certified"},
+	MemoryServerUnavailable:     {"memory_server_unavailable", KindCheck, "the stream shows that the cairn-memory server was not available to the agent", "check the MCP configuration (claude mcp list); an unavailable tool cannot be required"},
 
 	ToolBeforeProjectSearch:     {"tool_before_project_search", KindFail, "the first call was not a project-scoped memory_search", "have the agent search project memory before any other tool"},
 	FirstSearchNotProjectScoped: {"first_search_not_project_scoped", KindFail, "the first call was a memory_search without scope \"project\"", "have the agent's first search use scope \"project\""},
