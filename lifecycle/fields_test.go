@@ -10,34 +10,34 @@ func TestFieldTablesMatchContract(t *testing.T) {
 		table *fields
 		want  map[string]fieldType
 	}{
-		"thread.started": {&recordFields[ThreadStarted], map[string]fieldType{"thread_id": tString}},
-		"turn.started":   {&recordFields[TurnStarted], map[string]fieldType{}},
-		"turn.completed": {&recordFields[TurnCompleted], map[string]fieldType{"usage": tObject}},
-		"turn.failed":    {&recordFields[TurnFailed], map[string]fieldType{"error": tObject}},
-		"item.started":   {&recordFields[ItemStarted], map[string]fieldType{}},
-		"item.updated":   {&recordFields[ItemUpdated], map[string]fieldType{}},
-		"item.completed": {&recordFields[ItemCompleted], map[string]fieldType{}},
-		"error":          {&recordFields[StreamError], map[string]fieldType{"message": tString}},
+		"thread.started": {&recordTypes[ThreadStarted].members, map[string]fieldType{"thread_id": tString}},
+		"turn.started":   {&recordTypes[TurnStarted].members, map[string]fieldType{}},
+		"turn.completed": {&recordTypes[TurnCompleted].members, map[string]fieldType{"usage": tObject}},
+		"turn.failed":    {&recordTypes[TurnFailed].members, map[string]fieldType{"error": tObject}},
+		"item.started":   {&recordTypes[ItemStarted].members, map[string]fieldType{}},
+		"item.updated":   {&recordTypes[ItemUpdated].members, map[string]fieldType{}},
+		"item.completed": {&recordTypes[ItemCompleted].members, map[string]fieldType{}},
+		"error":          {&recordTypes[StreamError].members, map[string]fieldType{"message": tString}},
 		"usage": {&usageFields, map[string]fieldType{"input_tokens": tInteger, "cached_input_tokens": tInteger,
 			"output_tokens": tInteger, "reasoning_output_tokens": tInteger}},
 		"error object":  {&messageFields, map[string]fieldType{"message": tString}},
 		"change":        {&changeFields, map[string]fieldType{"path": tString, "kind": tString}},
 		"todo":          {&todoFields, map[string]fieldType{"text": tString, "completed": tBool}},
 		"mcp result":    {&mcpResultFields, map[string]fieldType{"content": tArray, "structured_content": tAny}},
-		"agent_message": {&itemFieldsByType[AgentMessage], map[string]fieldType{"text": tString}},
-		"reasoning":     {&itemFieldsByType[Reasoning], map[string]fieldType{"text": tString}},
-		"command_execution": {&itemFieldsByType[CommandExecution], map[string]fieldType{"command": tString,
+		"agent_message": {&itemTypes[AgentMessage].members, map[string]fieldType{"text": tString}},
+		"reasoning":     {&itemTypes[Reasoning].members, map[string]fieldType{"text": tString}},
+		"command_execution": {&itemTypes[CommandExecution].members, map[string]fieldType{"command": tString,
 			"aggregated_output": tString, "exit_code": tInteger | tNull, "status": tString}},
-		"file_change": {&itemFieldsByType[FileChange], map[string]fieldType{"changes": tArray, "status": tString}},
-		"mcp_tool_call": {&itemFieldsByType[McpToolCall], map[string]fieldType{"server": tString, "tool": tString,
+		"file_change": {&itemTypes[FileChange].members, map[string]fieldType{"changes": tArray, "status": tString}},
+		"mcp_tool_call": {&itemTypes[McpToolCall].members, map[string]fieldType{"server": tString, "tool": tString,
 			"arguments": tAny, "result": tObject | tNull, "error": tObject | tNull, "status": tString}},
-		"collab_tool_call": {&itemFieldsByType[CollabToolCall], map[string]fieldType{"tool": tString,
+		"collab_tool_call": {&itemTypes[CollabToolCall].members, map[string]fieldType{"tool": tString,
 			"sender_thread_id": tString, "receiver_thread_ids": tArray, "prompt": tString | tNull,
 			"agents_states": tObject, "status": tString}},
-		"web_search":   {&itemFieldsByType[WebSearch], map[string]fieldType{"query": tString, "action": tObject}},
-		"todo_list":    {&itemFieldsByType[TodoList], map[string]fieldType{"items": tArray}},
-		"error item":   {&itemFieldsByType[ErrorItem], map[string]fieldType{"message": tString}},
-		"unknown item": {&itemFieldsByType[UnknownItem], map[string]fieldType{}},
+		"web_search":   {&itemTypes[WebSearch].members, map[string]fieldType{"query": tString, "action": tObject}},
+		"todo_list":    {&itemTypes[TodoList].members, map[string]fieldType{"items": tArray}},
+		"error item":   {&itemTypes[ErrorItem].members, map[string]fieldType{"message": tString}},
+		"unknown item": {&itemTypes[UnknownItem].members, map[string]fieldType{}},
 	}
 	known := map[string]bool{}
 	for _, c := range contract {
@@ -100,5 +100,30 @@ func TestTypeNames(t *testing.T) {
 		if got := statusOf([]byte(s)); got != want {
 			t.Errorf("statusOf(%q) = %v, want %v", s, got, want)
 		}
+	}
+}
+
+// TestDescriptorNames checks that each row's name finds its row again.
+func TestDescriptorNames(t *testing.T) {
+	for rt := ThreadStarted; rt < numRecordTypes; rt++ {
+		if got := recordTypeOf([]byte(rt.String())); got != rt {
+			t.Errorf("recordTypeOf(%q) = %v, want %v", rt.String(), got, rt)
+		}
+	}
+	for it := AgentMessage; it < numItemTypes; it++ {
+		if got := itemTypeOf([]byte(it.String())); got != it {
+			t.Errorf("itemTypeOf(%q) = %v, want %v", it.String(), got, it)
+		}
+		if !it.IsCall() && len(itemTypes[it].statuses) > 0 {
+			t.Errorf("%v: a status list on a type that is not a call", it)
+		}
+	}
+	for s := InProgress; s < OtherStatus; s++ {
+		if got := statusOf([]byte(s.String())); got != s {
+			t.Errorf("statusOf(%q) = %v, want %v", s.String(), got, s)
+		}
+	}
+	if UnknownRecord.String() != "" || UnknownItem.String() != "" || OtherStatus.String() != "" {
+		t.Error("an unknown type or status has a name of the contract")
 	}
 }

@@ -9,124 +9,6 @@ import (
 	"github.com/cairn-audit/cairn/stream"
 )
 
-// RecordType is the top-level `type` of a codex exec record.
-type RecordType uint8
-
-const (
-	UnknownRecord RecordType = iota
-	ThreadStarted
-	TurnStarted
-	TurnCompleted
-	TurnFailed
-	ItemStarted
-	ItemUpdated
-	ItemCompleted
-	StreamError // a top-level `error` record
-	numRecordTypes
-)
-
-// recordTypeOf is the record type named t, or UnknownRecord.
-func recordTypeOf(t []byte) RecordType {
-	switch string(t) {
-	case "thread.started":
-		return ThreadStarted
-	case "turn.started":
-		return TurnStarted
-	case "turn.completed":
-		return TurnCompleted
-	case "turn.failed":
-		return TurnFailed
-	case "item.started":
-		return ItemStarted
-	case "item.updated":
-		return ItemUpdated
-	case "item.completed":
-		return ItemCompleted
-	case "error":
-		return StreamError
-	}
-	return UnknownRecord
-}
-
-// ItemType is an item's `type`.
-type ItemType uint8
-
-const (
-	UnknownItem ItemType = iota
-	AgentMessage
-	Reasoning
-	CommandExecution
-	FileChange
-	McpToolCall
-	CollabToolCall
-	WebSearch
-	TodoList
-	ErrorItem
-	numItemTypes
-)
-
-// itemTypeOf is the item type named t, or UnknownItem.
-func itemTypeOf(t []byte) ItemType {
-	switch string(t) {
-	case "agent_message":
-		return AgentMessage
-	case "reasoning":
-		return Reasoning
-	case "command_execution":
-		return CommandExecution
-	case "file_change":
-		return FileChange
-	case "mcp_tool_call":
-		return McpToolCall
-	case "collab_tool_call":
-		return CollabToolCall
-	case "web_search":
-		return WebSearch
-	case "todo_list":
-		return TodoList
-	case "error":
-		return ErrorItem
-	}
-	return UnknownItem
-}
-
-// IsCall reports whether items of this type are tool calls: effects that
-// are dispatched and complete. Unknown item types count as (opaque) calls.
-func (t ItemType) IsCall() bool {
-	switch t {
-	case CommandExecution, FileChange, McpToolCall, CollabToolCall, WebSearch, UnknownItem:
-		return true
-	}
-	return false
-}
-
-// Status is an item's `status`.
-type Status uint8
-
-const (
-	NoStatus Status = iota
-	InProgress
-	Completed
-	Failed
-	Declined
-	OtherStatus // a value outside the contract
-)
-
-// statusOf is the status named s, or OtherStatus.
-func statusOf(s []byte) Status {
-	switch string(s) {
-	case "in_progress":
-		return InProgress
-	case "completed":
-		return Completed
-	case "failed":
-		return Failed
-	case "declined":
-		return Declined
-	}
-	return OtherStatus
-}
-
 // Record is what the audit needs of one codex exec record. Payloads are
 // kept as references into the record's bytes, valid until the next record.
 type Record struct {
@@ -431,7 +313,7 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 		// An unknown record is judged as a whole; its members are its own.
 		return 0
 	}
-	allowed := &recordFields[t]
+	allowed := &recordTypes[t].members
 	for _, m := range others {
 		want := allowed[m.name]
 		if want == 0 {
@@ -468,53 +350,6 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 	}
 	return 0
 }
-
-// recordFields lists each known record type's members besides type and item.
-var recordFields = [numRecordTypes]fields{
-	ThreadStarted: {nThreadID: tString},
-	TurnStarted:   {},
-	TurnCompleted: {nUsage: tObject},
-	TurnFailed:    {nError: tObject},
-	ItemStarted:   {},
-	ItemUpdated:   {},
-	ItemCompleted: {},
-	StreamError:   {nMessage: tString},
-}
-
-var (
-	usageFields = fields{
-		nInputTokens: tInteger, nCachedInputTokens: tInteger,
-		nOutputTokens: tInteger, nReasoningOutputTokens: tInteger,
-	}
-	messageFields    = fields{nMessage: tString}
-	changeFields     = fields{nPath: tString, nKind: tString}
-	todoFields       = fields{nText: tString, nCompleted: tBool}
-	mcpResultFields  = fields{nContent: tArray, nStructuredContent: tAny}
-	changeKinds      = []string{"add", "delete", "update"}
-	collabTools      = []string{"spawn_agent", "send_input", "wait", "close_agent"}
-	itemFieldsByType = [numItemTypes]fields{
-		AgentMessage: {nText: tString},
-		Reasoning:    {nText: tString},
-		CommandExecution: {nCommand: tString, nAggregatedOutput: tString,
-			nExitCode: tInteger | tNull, nStatus: tString},
-		FileChange: {nChanges: tArray, nStatus: tString},
-		McpToolCall: {nServer: tString, nTool: tString, nArguments: tAny,
-			nResult: tObject | tNull, nError: tObject | tNull, nStatus: tString},
-		CollabToolCall: {nTool: tString, nSenderThreadID: tString,
-			nReceiverThreadIDs: tArray, nPrompt: tString | tNull,
-			nAgentsStates: tObject, nStatus: tString},
-		WebSearch: {nQuery: tString, nAction: tObject},
-		TodoList:  {nItems: tArray},
-		ErrorItem: {nMessage: tString},
-	}
-	// statusesByType lists the contract's status values per item type.
-	statusesByType = map[ItemType][]Status{
-		CommandExecution: {InProgress, Completed, Failed, Declined},
-		FileChange:       {InProgress, Completed, Failed},
-		McpToolCall:      {InProgress, Completed, Failed, Declined},
-		CollabToolCall:   {InProgress, Completed, Failed},
-	}
-)
 
 // closedObject checks the members of obj against fields: a wrong type is a
 // schema violation (false); an unknown name marks rec.
@@ -564,7 +399,7 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 	}
 	t := itemTypeOf(stream.Unquote(typ))
 	it.Type = t
-	allowed := &itemFieldsByType[t]
+	allowed := &itemTypes[t].members
 	var server, tool, args []byte
 	hasArgs, hasStatus := false, false
 	bad := false
@@ -693,15 +528,6 @@ func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) Key {
 func appendField(b, f []byte) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
 	return append(b, f...)
-}
-
-func hasStatusValue(t ItemType, s Status) bool {
-	for _, v := range statusesByType[t] {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func oneOf(s string, set []string) bool {

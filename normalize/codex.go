@@ -69,18 +69,6 @@ func (c *Codex) Checked(line []byte, n int, v stream.Verdict) error {
 	return nil
 }
 
-// hasStart lists the item types that codex 0.125 prints an item.started
-// for; a call of these types seen only at completion cannot prove when it
-// was dispatched.
-func hasStart(t lifecycle.ItemType) bool {
-	switch t {
-	case lifecycle.CommandExecution, lifecycle.FileChange, lifecycle.McpToolCall,
-		lifecycle.CollabToolCall, lifecycle.WebSearch:
-		return true
-	}
-	return false
-}
-
 func (c *Codex) item(step lifecycle.Step) audit.Code {
 	it := &c.rec.Item
 	if !it.Type.IsCall() {
@@ -101,7 +89,7 @@ func (c *Codex) item(step lifecycle.Step) audit.Code {
 		return c.engine.Add(c.call(step, false))
 	case lifecycle.EvComplete:
 		if step.From == lifecycle.Absent {
-			if code := c.engine.Add(c.call(step, hasStart(it.Type))); code != 0 {
+			if code := c.engine.Add(c.call(step, it.Type.HasStart())); code != 0 {
 				return code
 			}
 		}

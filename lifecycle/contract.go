@@ -1,0 +1,217 @@
+package lifecycle
+
+import "fmt"
+
+// The Codex contract as data (SPEC §4, reference/codex-exec-events.md): one
+// descriptor row per record type, item type and status, as http2 keeps its
+// frame names and parsers. A new Codex release that adds a member or a type
+// is one row here, plus captures of the real binary in testdata/codex/real.
+
+// RecordType is the top-level `type` of a codex exec record.
+type RecordType uint8
+
+const (
+	UnknownRecord RecordType = iota
+	ThreadStarted
+	TurnStarted
+	TurnCompleted
+	TurnFailed
+	ItemStarted
+	ItemUpdated
+	ItemCompleted
+	StreamError // a top-level `error` record
+	numRecordTypes
+)
+
+// recordDesc describes a record type: its name and its members besides
+// type and item.
+type recordDesc struct {
+	name    string
+	members fields
+}
+
+var recordTypes = [numRecordTypes]recordDesc{
+	UnknownRecord: {},
+	ThreadStarted: {"thread.started", fields{nThreadID: tString}},
+	TurnStarted:   {"turn.started", fields{}},
+	TurnCompleted: {"turn.completed", fields{nUsage: tObject}},
+	TurnFailed:    {"turn.failed", fields{nError: tObject}},
+	ItemStarted:   {"item.started", fields{}},
+	ItemUpdated:   {"item.updated", fields{}},
+	ItemCompleted: {"item.completed", fields{}},
+	StreamError:   {"error", fields{nMessage: tString}},
+}
+
+// String is the record type's name in the contract; "" for UnknownRecord,
+// whose name is the input's and never reported.
+func (t RecordType) String() string {
+	if t < numRecordTypes {
+		return recordTypes[t].name
+	}
+	return fmt.Sprintf("RecordType(%d)", uint8(t))
+}
+
+// recordTypeOf is the record type named t, or UnknownRecord.
+func recordTypeOf(t []byte) RecordType {
+	for i := ThreadStarted; i < numRecordTypes; i++ {
+		if recordTypes[i].name == string(t) {
+			return i
+		}
+	}
+	return UnknownRecord
+}
+
+// ItemType is an item's `type`.
+type ItemType uint8
+
+const (
+	UnknownItem ItemType = iota
+	AgentMessage
+	Reasoning
+	CommandExecution
+	FileChange
+	McpToolCall
+	CollabToolCall
+	WebSearch
+	TodoList
+	ErrorItem
+	numItemTypes
+)
+
+// itemDesc describes an item type.
+type itemDesc struct {
+	name     string
+	members  fields   // besides id and type
+	statuses []Status // the values its status may take; nil: it has none
+	// call: its items are tool calls, effects that are dispatched and
+	// complete.
+	call bool
+	// started: codex prints an item.started for it; an item of a type
+	// without one exists only at item.completed (or, for todo_list, from its
+	// first plan update).
+	started bool
+}
+
+var itemTypes = [numItemTypes]itemDesc{
+	// An unknown item is judged as a whole (an opaque call), its members
+	// are its own; its dispatch order is unknown anyway.
+	UnknownItem:  {call: true},
+	AgentMessage: {name: "agent_message", members: fields{nText: tString}},
+	Reasoning:    {name: "reasoning", members: fields{nText: tString}},
+	CommandExecution: {name: "command_execution",
+		members: fields{nCommand: tString, nAggregatedOutput: tString,
+			nExitCode: tInteger | tNull, nStatus: tString},
+		statuses: []Status{InProgress, Completed, Failed, Declined},
+		call:     true, started: true},
+	FileChange: {name: "file_change",
+		members:  fields{nChanges: tArray, nStatus: tString},
+		statuses: []Status{InProgress, Completed, Failed},
+		call:     true, started: true},
+	McpToolCall: {name: "mcp_tool_call",
+		members: fields{nServer: tString, nTool: tString, nArguments: tAny,
+			nResult: tObject | tNull, nError: tObject | tNull, nStatus: tString},
+		statuses: []Status{InProgress, Completed, Failed, Declined},
+		call:     true, started: true},
+	CollabToolCall: {name: "collab_tool_call",
+		members: fields{nTool: tString, nSenderThreadID: tString,
+			nReceiverThreadIDs: tArray, nPrompt: tString | tNull,
+			nAgentsStates: tObject, nStatus: tString},
+		statuses: []Status{InProgress, Completed, Failed},
+		call:     true, started: true},
+	WebSearch: {name: "web_search",
+		members: fields{nQuery: tString, nAction: tObject},
+		call:    true, started: true},
+	TodoList:  {name: "todo_list", members: fields{nItems: tArray}, started: true},
+	ErrorItem: {name: "error", members: fields{nMessage: tString}},
+}
+
+// String is the item type's name in the contract; "" for UnknownItem.
+func (t ItemType) String() string {
+	if t < numItemTypes {
+		return itemTypes[t].name
+	}
+	return fmt.Sprintf("ItemType(%d)", uint8(t))
+}
+
+// itemTypeOf is the item type named t, or UnknownItem.
+func itemTypeOf(t []byte) ItemType {
+	for i := AgentMessage; i < numItemTypes; i++ {
+		if itemTypes[i].name == string(t) {
+			return i
+		}
+	}
+	return UnknownItem
+}
+
+// IsCall reports whether items of this type are tool calls: effects that
+// are dispatched and complete. Unknown item types count as (opaque) calls.
+func (t ItemType) IsCall() bool { return itemTypes[t].call }
+
+// HasStart reports whether codex prints an item.started for this type: a
+// call of such a type seen only at completion cannot prove when it was
+// dispatched.
+func (t ItemType) HasStart() bool { return itemTypes[t].started }
+
+// hasStatusValue reports whether s is one of t's status values.
+func hasStatusValue(t ItemType, s Status) bool {
+	for _, v := range itemTypes[t].statuses {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Status is an item's `status`.
+type Status uint8
+
+const (
+	NoStatus Status = iota
+	InProgress
+	Completed
+	Failed
+	Declined
+	OtherStatus // a value outside the contract
+	numStatuses
+)
+
+var statusNames = [numStatuses]string{
+	InProgress: "in_progress",
+	Completed:  "completed",
+	Failed:     "failed",
+	Declined:   "declined",
+}
+
+// String is the status's name in the contract; "" for NoStatus and
+// OtherStatus.
+func (s Status) String() string {
+	if s < numStatuses {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// statusOf is the status named s, or OtherStatus.
+func statusOf(s []byte) Status {
+	for i := InProgress; i < OtherStatus; i++ {
+		if statusNames[i] == string(s) {
+			return i
+		}
+	}
+	return OtherStatus
+}
+
+// The closed objects inside records and items, and the enums of members
+// that are not statuses.
+var (
+	usageFields = fields{
+		nInputTokens: tInteger, nCachedInputTokens: tInteger,
+		nOutputTokens: tInteger, nReasoningOutputTokens: tInteger,
+	}
+	messageFields   = fields{nMessage: tString}
+	changeFields    = fields{nPath: tString, nKind: tString}
+	todoFields      = fields{nText: tString, nCompleted: tBool}
+	mcpResultFields = fields{nContent: tArray, nStructuredContent: tAny}
+	changeKinds     = []string{"add", "delete", "update"}
+	collabTools     = []string{"spawn_agent", "send_input", "wait", "close_agent"}
+)
