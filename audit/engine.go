@@ -296,12 +296,34 @@ func (e *Engine) evidenceComplete() Check {
 	return check(Pass)
 }
 
+// absenceCut are the evidence codes that keep an absence from being proven
+// (SPEC §6): the run did not end normally, or something was hidden.
+var absenceCut = codeSetOf(TurnFailed, TurnIncomplete, CaptureTruncated, UnknownRecordsOmitted,
+	SequenceGap, UnknownRecord, UnknownItemType, MessageAborted)
+
+func codeSetOf(cs ...Code) codeSet {
+	var s codeSet
+	for _, c := range cs {
+		s.add(c)
+	}
+	return s
+}
+
+// absent is the verdict on an absence of project searches: a fail only on
+// complete evidence, else inconclusive with the codes that cut it short.
+func (e *Engine) absent() Check {
+	if cut := e.evidence & absenceCut; cut != 0 {
+		return check(Inconclusive, cut.list()...)
+	}
+	return check(Fail, ProjectSearchAbsent)
+}
+
 func (e *Engine) memoryFirst() Check {
 	switch {
 	case e.orderUnknown:
 		return check(Inconclusive, DispatchOrderUnknown)
 	case e.first == nil:
-		return check(Fail, ProjectSearchAbsent)
+		return e.absent()
 	case e.first.Tool != MemorySearch:
 		return check(Fail, ToolBeforeProjectSearch)
 	case !e.first.ProjectScoped:
@@ -313,7 +335,7 @@ func (e *Engine) memoryFirst() Check {
 func (e *Engine) retrievalResult() Check {
 	switch {
 	case e.counts.ProjectSearches == 0:
-		return check(Fail, ProjectSearchAbsent)
+		return e.absent()
 	case e.searchOK:
 		return check(Pass)
 	}

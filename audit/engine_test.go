@@ -158,7 +158,17 @@ func TestMemoryFirst(t *testing.T) {
 		// no call at all
 		{"no events", false, nil, want(Fail, ProjectSearchAbsent)},
 		{"narration only", false, []step{narration, narration, reasoning, streamErr, counted}, want(Fail, ProjectSearchAbsent)},
-		{"failed turn, no call", false, []step{narration, note(TurnFailed)}, want(Fail, ProjectSearchAbsent)},
+		// ... proven only by complete evidence (SPEC §6): else inconclusive
+		// with the codes that cut it short
+		{"failed turn, no call", false, []step{narration, note(TurnFailed)}, want(Inconclusive, TurnFailed)},
+		{"incomplete turn, no call", false, []step{streamErr, note(TurnIncomplete)}, want(Inconclusive, TurnIncomplete)},
+		{"sequence gap, no call", false, []step{narration, note(SequenceGap)}, want(Inconclusive, SequenceGap)},
+		{"message aborted, no call", false, []step{note(MessageAborted)}, want(Inconclusive, MessageAborted)},
+		{"failed turn and gap, no call", false, []step{note(SequenceGap), note(TurnFailed)}, want(Inconclusive, SequenceGap, TurnFailed)},
+		{"unknown field does not cut an absence", false, []step{note(UnknownField), narration}, want(Fail, ProjectSearchAbsent)},
+		{"incomplete call does not cut an absence", false, []step{note(CallIncomplete)}, want(Fail, ProjectSearchAbsent)},
+		{"failed turn after a wrong first call stays a fail", false, []step{opaque(1), note(TurnFailed)}, want(Fail, ToolBeforeProjectSearch)},
+		{"incomplete turn after an unscoped search stays a fail", false, []step{searchUnscoped(1), note(TurnIncomplete)}, want(Fail, FirstSearchNotProjectScoped)},
 
 		// the first call cannot be established: this row wins
 		{"terminal-only call after the project search", false, []step{search(1), found(1), terminalOnly(opaque(2)), found(2)}, want(Inconclusive, DispatchOrderUnknown)},
@@ -193,7 +203,16 @@ func TestRetrievalResult(t *testing.T) {
 		{"narration only", false, []step{narration}, want(Fail, ProjectSearchAbsent)},
 		{"unscoped search only", false, []step{searchUnscoped(1), found(1)}, want(Fail, ProjectSearchAbsent)},
 		{"other memory tools only", true, []step{memCall(1, MemoryGet), found(1), memCall(2, MemoryList), found(2), memCall(3, MemoryStore), found(3)}, want(Fail, ProjectSearchAbsent)},
-		{"opaque calls only", false, []step{opaque(1), found(1), unknownType(2)}, want(Fail, ProjectSearchAbsent)},
+		{"opaque calls only", false, []step{opaque(1), found(1), opaque(2)}, want(Fail, ProjectSearchAbsent)},
+
+		// an absence is proven only by complete evidence (SPEC §6)
+		{"opaque calls and an unknown item type", false, []step{opaque(1), found(1), unknownType(2)}, want(Inconclusive, UnknownItemType)},
+		{"opaque calls and an unknown record", false, []step{opaque(1), found(1), unknown}, want(Inconclusive, UnknownRecord)},
+		{"no call, failed turn", false, []step{narration, note(TurnFailed)}, want(Inconclusive, TurnFailed)},
+		{"opaque call, incomplete turn", false, []step{opaque(1), note(TurnIncomplete)}, want(Inconclusive, TurnIncomplete)},
+		{"unscoped search, truncated capture", false, []step{searchUnscoped(1), found(1), note(CaptureTruncated)}, want(Inconclusive, CaptureTruncated)},
+		{"omitted records", false, []step{note(UnknownRecordsOmitted)}, want(Inconclusive, UnknownRecordsOmitted)},
+		{"unknown field does not cut it", false, []step{opaque(1), found(1), note(UnknownField)}, want(Fail, ProjectSearchAbsent)},
 
 		{"result missing", false, []step{search(1)}, want(Inconclusive, SearchResultMissing)},
 		{"result still in progress", false, []step{search(1), unfinished(1)}, want(Inconclusive, SearchResultMissing)},

@@ -76,8 +76,12 @@ func reportSchema() obj {
 		}),
 		"checks": nullable(closed([]string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"}, obj{
 			"evidence_complete": checkSchema(codesOfKind(KindEvidence)...),
-			"memory_first":      checkSchema(DispatchOrderUnknown, ToolBeforeProjectSearch, FirstSearchNotProjectScoped, ProjectSearchAbsent),
-			"retrieval_result":  checkSchema(ProjectSearchAbsent, SearchResultMissing, SearchResultError, SearchResultUninterpretable),
+			// An absence not proven is inconclusive with the codes that
+			// cut the evidence short (SPEC §6).
+			"memory_first": checkSchema(append([]Code{DispatchOrderUnknown, ToolBeforeProjectSearch,
+				FirstSearchNotProjectScoped, ProjectSearchAbsent}, absenceCut.list()...)...),
+			"retrieval_result": checkSchema(append([]Code{ProjectSearchAbsent, SearchResultMissing,
+				SearchResultError, SearchResultUninterpretable}, absenceCut.list()...)...),
 			"direct_write_boundary": checkSchema(DestructiveMutation, DirectMutationUnauthorized, OpaqueToolEffects,
 				CaptureAuthorizationAsserted),
 		})),

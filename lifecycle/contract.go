@@ -119,7 +119,9 @@ var itemTypes = [numItemTypes]itemDesc{
 		statuses: []Status{InProgress, Completed, Failed},
 		call:     true, started: true},
 	WebSearch: {name: "web_search",
-		members: fields{nQuery: tString, nAction: tObject},
+		// results (free-form) come with searches the client runs
+		// (codex 0.157+).
+		members: fields{nQuery: tString, nAction: tObject, nResults: tArray},
 		call:    true, started: true},
 	TodoList:  {name: "todo_list", members: fields{nItems: tArray}, started: true},
 	ErrorItem: {name: "error", members: fields{nMessage: tString}},
@@ -208,10 +210,11 @@ var (
 		nInputTokens: tInteger, nCachedInputTokens: tInteger,
 		nOutputTokens: tInteger, nReasoningOutputTokens: tInteger,
 	}
-	messageFields   = fields{nMessage: tString}
-	changeFields    = fields{nPath: tString, nKind: tString}
-	todoFields      = fields{nText: tString, nCompleted: tBool}
-	mcpResultFields = fields{nContent: tArray, nStructuredContent: tAny}
+	messageFields = fields{nMessage: tString}
+	changeFields  = fields{nPath: tString, nKind: tString}
+	todoFields    = fields{nText: tString, nCompleted: tBool}
+	// A result's _meta is MCP protocol metadata, free-form (codex 0.132+).
+	mcpResultFields = fields{nContent: tArray, nStructuredContent: tAny, nMeta: tObject}
 	changeKinds     = []string{"add", "delete", "update"}
 	collabTools     = []string{"spawn_agent", "send_input", "wait", "close_agent"}
 )

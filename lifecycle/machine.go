@@ -184,6 +184,10 @@ type Step struct {
 	Event ItemEvent
 	From  ItemState // the item's state before the record
 	Seq   int       // the item's number in order of first appearance
+	// Outside is set for an item record the contract does not have: an
+	// item.started of a type that exists only at completion (SPEC §4.3).
+	// It is an unknown record; the item FSM did not see it.
+	Outside bool
 }
 
 // open is what is kept for an item in flight.
@@ -223,6 +227,10 @@ func (m *Machine) Apply(rec *Record) (Step, audit.Code) {
 		return Step{}, 0
 	}
 	it := &rec.Item
+	if rec.Type == ItemStarted && !it.Type.HasStart() && it.Type != UnknownItem {
+		m.Turn = turn
+		return Step{Outside: true}, 0
+	}
 	var ie ItemEvent
 	switch rec.Type {
 	case ItemStarted:
@@ -281,6 +289,10 @@ func turnEventOf(rec *Record) (TurnEvent, bool) {
 	}
 	return EvUnknown, false
 }
+
+// Ended reports whether the terminal turn record was seen: any record after
+// it is event_after_terminal_turn, whatever else is wrong with it.
+func (m *Machine) Ended() bool { return m.Turn.State == TurnDone }
 
 // End reports what the end of input means for the turn: TurnIncomplete,
 // TurnFailed or 0.

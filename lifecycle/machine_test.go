@@ -509,6 +509,44 @@ func TestMachineItemSequences(t *testing.T) {
 	}
 }
 
+// TestMachineStartOfCompletionOnlyType checks SPEC §4.3: an item.started
+// of a type that exists only at completion is outside the contract (an
+// unknown record) and leaves the item FSM alone; before turn.started it is
+// still event_outside_turn, the row nearer the top of §4.2.
+func TestMachineStartOfCompletionOnlyType(t *testing.T) {
+	for _, item := range []string{
+		`{"id":"x","type":"agent_message","text":"hi"}`,
+		`{"id":"x","type":"reasoning","text":"r"}`,
+		`{"id":"x","type":"error","message":"w"}`,
+	} {
+		start := `{"type":"item.started","item":` + item + `}`
+		complete := `{"type":"item.completed","item":` + item + `}`
+		t.Run(item, func(t *testing.T) {
+			m := NewMachine()
+			feed(t, m, recThread, recTurn)
+			step, code := applyOne(t, m, start)
+			if code != 0 || !step.Outside {
+				t.Fatalf("Apply(%s) = %+v, %s; want an outside step", start, step, codeOrOK(code))
+			}
+			// The id was not taken: its completion is the item's only record.
+			step, code = applyOne(t, m, complete)
+			if code != 0 || step.Outside || step.From != Absent || step.Event != EvComplete {
+				t.Errorf("Apply(%s) after the start = %+v, %s; want a completion from absent", complete, step, codeOrOK(code))
+			}
+			m = NewMachine()
+			feed(t, m, recThread)
+			if _, code := applyOne(t, m, start); code != audit.EventOutsideTurn {
+				t.Errorf("Apply(%s) before turn.started = %s, want event_outside_turn", start, codeOrOK(code))
+			}
+		})
+	}
+	m := NewMachine()
+	feed(t, m, recThread, recTurn)
+	if step, code := applyOne(t, m, `{"type":"item.started","item":{"id":"p","type":"plan","text":"x"}}`); code != 0 || step.Outside {
+		t.Errorf("an unknown item type's start = %+v, %s; want an item step", step, codeOrOK(code))
+	}
+}
+
 // TestMachineParallelCalls checks that calls open at the same time are
 // correlated by id, each with its own identity and number.
 func TestMachineParallelCalls(t *testing.T) {

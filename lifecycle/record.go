@@ -143,6 +143,8 @@ const (
 	nCompleted
 	nContent
 	nStructuredContent
+	nMeta
+	nResults
 	numNames
 )
 
@@ -208,6 +210,10 @@ func nameOf(b []byte) name {
 		return nContent
 	case "structured_content":
 		return nStructuredContent
+	case "_meta":
+		return nMeta
+	case "results":
+		return nResults
 	}
 	return noName
 }
@@ -326,7 +332,8 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 		}
 		switch m.name {
 		case nUsage:
-			if !closedObject(m.value, &usageFields, rec) {
+			// usage is free-form: codex keeps adding counters (SPEC §4).
+			if !typedObject(m.value, &usageFields, nil) {
 				bad = true
 			}
 		case nError:
@@ -354,12 +361,21 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 // closedObject checks the members of obj against fields: a wrong type is a
 // schema violation (false); an unknown name marks rec.
 func closedObject(obj []byte, allowed *fields, rec *Record) bool {
+	return typedObject(obj, allowed, rec)
+}
+
+// typedObject checks the members of obj that fields names for their types
+// (false: a schema violation). Another name marks rec, or is allowed when
+// rec is nil: a free-form object such as usage.
+func typedObject(obj []byte, allowed *fields, rec *Record) bool {
 	ok := true
 	stream.Members(obj, func(name, value []byte) bool {
 		want := allowed[nameOf(name)]
 		switch {
 		case want == 0:
-			rec.UnknownField = true
+			if rec != nil {
+				rec.UnknownField = true
+			}
 		case !typeOK(value, want):
 			ok = false
 		}
@@ -382,7 +398,7 @@ func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) boo
 			return false
 		case n == nContent:
 			it.Content = value
-		default:
+		case n == nStructuredContent:
 			it.StructuredContent = value
 		}
 	}

@@ -46,13 +46,16 @@ func (c *Codex) Checked(line []byte, n int, v stream.Verdict) error {
 	}
 	rec := &c.rec
 	if code := c.decoder.DecodeChecked(line, v.Located, rec); code != 0 {
+		if c.machine.Ended() {
+			code = audit.EventAfterTerminalTurn // SPEC §4.2: whatever its type
+		}
 		return audit.Invalid(code, n, nil)
 	}
 	step, code := c.machine.Apply(rec)
 	if code != 0 {
 		return audit.Invalid(code, n, nil)
 	}
-	if rec.UnknownField {
+	if rec.UnknownField && !step.Outside {
 		c.engine.Note(audit.UnknownField)
 	}
 	switch rec.Type {
@@ -61,6 +64,10 @@ func (c *Codex) Checked(line []byte, n int, v stream.Verdict) error {
 	case lifecycle.StreamError:
 		code = c.engine.Add(audit.Event{Kind: audit.EventStreamError})
 	case lifecycle.ItemStarted, lifecycle.ItemUpdated, lifecycle.ItemCompleted:
+		if step.Outside {
+			code = c.engine.Add(audit.Event{Kind: audit.EventUnknown})
+			break
+		}
 		code = c.item(step)
 	}
 	if code != 0 {

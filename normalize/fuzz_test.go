@@ -132,10 +132,11 @@ func lcCheckKinds(t *testing.T, c audit.Checks) {
 	}{
 		{"evidence_complete", c.EvidenceComplete, []audit.State{audit.Pass, audit.Inconclusive},
 			map[audit.State][]audit.Kind{audit.Inconclusive: {audit.KindEvidence}}},
+		// An unproven absence is inconclusive with evidence codes (SPEC §6).
 		{"memory_first", c.MemoryFirst, []audit.State{audit.Pass, audit.Fail, audit.Inconclusive},
-			map[audit.State][]audit.Kind{audit.Fail: {audit.KindFail}, audit.Inconclusive: {audit.KindCheck}}},
+			map[audit.State][]audit.Kind{audit.Fail: {audit.KindFail}, audit.Inconclusive: {audit.KindCheck, audit.KindEvidence}}},
 		{"retrieval_result", c.RetrievalResult, []audit.State{audit.Pass, audit.Fail, audit.Inconclusive},
-			map[audit.State][]audit.Kind{audit.Fail: {audit.KindFail}, audit.Inconclusive: {audit.KindCheck}}},
+			map[audit.State][]audit.Kind{audit.Fail: {audit.KindFail}, audit.Inconclusive: {audit.KindCheck, audit.KindEvidence}}},
 		{"direct_write_boundary", c.DirectWriteBoundary, []audit.State{audit.Pass, audit.Fail, audit.Inconclusive},
 			map[audit.State][]audit.Kind{
 				audit.Pass:         {audit.KindInformational},
@@ -440,6 +441,10 @@ func isCallType(t string) bool {
 	return false
 }
 
+func completionOnly(t string) bool {
+	return t == "agent_message" || t == "reasoning" || t == "error"
+}
+
 func hasStatus(t string, st int) bool {
 	switch t {
 	case "command_execution", "mcp_tool_call":
@@ -480,6 +485,17 @@ func (m *lcModel) apply(r lcRec) audit.Code {
 		if m.turn == 0 {
 			next = 1
 		}
+	}
+	// An item.started of a type that exists only at completion is outside
+	// the contract: an unknown record, judged as a whole (SPEC §4.3).
+	if r.kind == lcItem && r.event == 0 && completionOnly(r.typ) {
+		m.turn = next
+		m.counts.UnknownRecords++
+		m.evidence[audit.UnknownRecord] = true
+		if !m.haveFirst {
+			m.orderUnknown = true
+		}
+		return 0
 	}
 	// The item FSM (SPEC §4.3).
 	var from *lcItemState
@@ -627,6 +643,21 @@ func (m *lcModel) incomplete(c lcCall) {
 	}
 }
 
+// absent is SPEC §6's absence rule: a fail only when the turn completed and
+// nothing unknown was seen.
+func (m *lcModel) absent() audit.Check {
+	var cut []audit.Code
+	for _, c := range []audit.Code{audit.TurnFailed, audit.TurnIncomplete, audit.UnknownRecord, audit.UnknownItemType} {
+		if m.evidence[c] {
+			cut = append(cut, c)
+		}
+	}
+	if len(cut) > 0 {
+		return lcCheck(audit.Inconclusive, cut...)
+	}
+	return lcCheck(audit.Fail, audit.ProjectSearchAbsent)
+}
+
 func (m *lcModel) finish() (audit.Checks, audit.Counts) {
 	for id, c := range m.pending {
 		delete(m.pending, id)
@@ -651,7 +682,7 @@ func (m *lcModel) finish() (audit.Checks, audit.Counts) {
 	case m.orderUnknown:
 		ch.MemoryFirst = lcCheck(audit.Inconclusive, audit.DispatchOrderUnknown)
 	case !m.haveFirst:
-		ch.MemoryFirst = lcCheck(audit.Fail, audit.ProjectSearchAbsent)
+		ch.MemoryFirst = m.absent()
 	case m.first.tool != audit.MemorySearch:
 		ch.MemoryFirst = lcCheck(audit.Fail, audit.ToolBeforeProjectSearch)
 	case !m.first.project:
@@ -661,7 +692,7 @@ func (m *lcModel) finish() (audit.Checks, audit.Counts) {
 	}
 	switch {
 	case m.counts.ProjectSearches == 0:
-		ch.RetrievalResult = lcCheck(audit.Fail, audit.ProjectSearchAbsent)
+		ch.RetrievalResult = m.absent()
 	case m.searchOK:
 		ch.RetrievalResult = lcCheck(audit.Pass)
 	default:

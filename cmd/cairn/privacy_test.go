@@ -693,7 +693,7 @@ func slicesIndexPrefix(lines []string, prefix string) int {
 // and the expected code and the offset of the rejected line among them.
 type privFault struct {
 	code  string
-	where int // 0 anywhere, 1 inside the turn, 2 before turn.started, 3 after the end, 4 not first
+	where int // 0 anywhere, 1 inside the turn, 2 before turn.started, 3 after the end, 4 not first, 5 not after the end
 	make  func(g *privGen) (lines []string, bad int)
 	file  bool // the error concerns the input as a whole (no record)
 }
@@ -724,7 +724,8 @@ var privFaults = []privFault{
 		}
 		return []string{`{"type":"item.started","item":{"id":` + g.s() + `,"type":"command_execution","id":` + g.s() + `}}`}, 0
 	}},
-	{code: "schema_violation", make: func(g *privGen) ([]string, int) {
+	// After the terminal record, a schema violation is event_after_terminal_turn.
+	{code: "schema_violation", where: 5, make: func(g *privGen) ([]string, int) {
 		return []string{[]string{
 			`{"type":"error","message":` + g.object(1) + `}`,
 			`{"type":"item.started","item":{"id":7,"type":` + g.s() + `}}`,
@@ -783,7 +784,8 @@ var privFaults = []privFault{
 		return []string{g.command(`"completed"`)[0]}, 0
 	}},
 	{code: "event_after_terminal_turn", where: 3, make: func(g *privGen) ([]string, int) {
-		return []string{[]string{g.streamError(), g.textItem("agent_message"), g.threadStarted()}[g.r.IntN(3)]}, 0
+		return []string{[]string{g.streamError(), g.textItem("agent_message"), g.threadStarted(),
+			`{"type":"error","message":` + g.object(1) + `}`}[g.r.IntN(4)]}, 0
 	}},
 }
 
@@ -807,6 +809,8 @@ func (g *privGen) invalidCase(f privFault) privCase {
 		lo = len(lines)
 	case 4:
 		lo, hi = 1, end
+	case 5:
+		hi = end
 	}
 	at := lo + g.r.IntN(hi-lo+1)
 	bad, off := f.make(g)
