@@ -1,0 +1,22 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// readmeText is testdata/claude/real/README.md: one line per scenario with
+// what it does and why its verdict is what want.json says.
+func readmeText() string {
+	var b strings.Builder
+	b.WriteString(readmeHead)
+	for _, s := range allScenarios() {
+		v := s.want.verdict()
+		fmt.Fprintf(&b, "- `%s.jsonl` — %s. **%s (exit %d)**: %s.\n", s.name, s.about, v.Status, v.ExitCode, s.why)
+	}
+	b.WriteString(readmeTail)
+	return b.String()
+}
+
+const readmeHead = "# Real Claude Code stream-json captures\n\n"
+const readmeTail = ""

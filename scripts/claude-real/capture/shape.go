@@ -1,0 +1,154 @@
+package main
+
+// The shape of a capture: one line per record, with its type (and subtype),
+// the types of its content blocks (or of its stream event), and every member
+// name in order with its JSON type, nested. Values never appear, so two runs
+// of one scenario give the same shape unless the protocol changed; a diff of
+// shape files is a review of protocol drift.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+func shape(b []byte) []byte {
+	var out bytes.Buffer
+	lines := bytes.Split(b, []byte("\n"))
+	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	for i, line := range lines {
+		fmt.Fprintf(&out, "%d %s\n", i+1, shapeLine(line))
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		out.WriteString("(no final newline)\n")
+	}
+	return out.Bytes()
+}
+
+func shapeLine(line []byte) string {
+	var rec struct {
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+		Event struct {
+			Type         string `json:"type"`
+			ContentBlock struct {
+				Type string `json:"type"`
+			} `json:"content_block"`
+			Delta struct {
+				Type string `json:"type"`
+			} `json:"delta"`
+		} `json:"event"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return "NOT-JSON"
+	}
+	head := rec.Type
+	if rec.Subtype != "" {
+		head += "/" + rec.Subtype
+	}
+	switch rec.Type {
+	case "assistant", "user":
+		head += " " + blockTypes(rec.Message.Content)
+	case "stream_event":
+		e := rec.Event.Type
+		if t := rec.Event.ContentBlock.Type; t != "" {
+			e += ":" + t
+		}
+		if t := rec.Event.Delta.Type; t != "" {
+			e += ":" + t
+		}
+		head += " <" + e + ">"
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	s, err := shapeValue(dec)
+	if err != nil {
+		s = "BAD-JSON"
+	}
+	return head + " " + s
+}
+
+func blockTypes(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "[no content]"
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return "[string]"
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return "[?]"
+	}
+	var ts []string
+	for _, b := range blocks {
+		ts = append(ts, b.Type)
+	}
+	return "[" + strings.Join(ts, ",") + "]"
+}
+
+// shapeValue reads one JSON value from dec and renders its shape: objects as
+// {name:shape,...} in member order, arrays as [shape|shape] over the distinct
+// element shapes in first-seen order, scalars as string, number, bool, null.
+func shapeValue(dec *json.Decoder) (string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			var parts []string
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return "", err
+				}
+				v, err := shapeValue(dec)
+				if err != nil {
+					return "", err
+				}
+				parts = append(parts, fmt.Sprint(k)+":"+v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return "", err
+			}
+			return "{" + strings.Join(parts, ",") + "}", nil
+		case '[':
+			var parts []string
+			seen := map[string]bool{}
+			for dec.More() {
+				v, err := shapeValue(dec)
+				if err != nil {
+					return "", err
+				}
+				if !seen[v] {
+					seen[v] = true
+					parts = append(parts, v)
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return "", err
+			}
+			return "[" + strings.Join(parts, "|") + "]", nil
+		}
+	case string:
+		return "string", nil
+	case json.Number:
+		return "number", nil
+	case bool:
+		return "bool", nil
+	case nil:
+		return "null", nil
+	}
+	return "", fmt.Errorf("unexpected token %v", tok)
+}
