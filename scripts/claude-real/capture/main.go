@@ -227,6 +227,7 @@ func run(sc *scenario, claude, mcpserver, out, scratch string) (result, error) {
 	}
 	argv = append(argv, "--output-format", "stream-json", "--verbose",
 		"--mcp-config", mcpPath, "--strict-mcp-config",
+		"--permission-mode", sc.permissionMode(),
 		"--allowedTools", strings.Join(allowed, ","))
 	if len(sc.disallow) > 0 {
 		argv = append(argv, "--disallowedTools", strings.Join(sc.disallow, ","))

@@ -41,9 +41,25 @@ type step struct {
 	status  int
 	errType string
 	errMsg  string
+	// stopSequence, when set, ends the message with stop_reason
+	// stop_sequence and this stop_sequence.
+	stopSequence string
 	// hang, when true, streams the blocks and then stops sending (no
 	// message_delta / message_stop) and tells the runner to interrupt claude.
 	hang bool
+}
+
+// discoveryOnly says whether the step only calls ToolSearch.
+func (st step) discoveryOnly() bool {
+	if len(st.blocks) == 0 {
+		return false
+	}
+	for _, b := range st.blocks {
+		if b.name != "ToolSearch" {
+			return false
+		}
+	}
+	return true
 }
 
 func text(s string) block { return block{text: s} }
@@ -60,9 +76,12 @@ type mockAPI struct {
 	log      *os.File // one line per request: what it looked like and what it got
 	debugDir string   // full request bodies, for the maintainer (never committed)
 	nreq     int
-	hangCh   chan struct{}
-	srv      *http.Server
-	ln       net.Listener
+	// noToolSearch, per conversation, says that its first request offered
+	// no ToolSearch tool.
+	noToolSearch map[string]bool
+	hangCh       chan struct{}
+	srv          *http.Server
+	ln           net.Listener
 }
 
 func startMockAPI(addr string, sc *scenario, logPath, debugDir string) (*mockAPI, error) {
@@ -75,7 +94,7 @@ func startMockAPI(addr string, sc *scenario, logPath, debugDir string) (*mockAPI
 		f.Close()
 		return nil, err
 	}
-	m := &mockAPI{sc: sc, log: f, debugDir: debugDir, hangCh: make(chan struct{}, 1), ln: ln}
+	m := &mockAPI{noToolSearch: map[string]bool{}, sc: sc, log: f, debugDir: debugDir, hangCh: make(chan struct{}, 1), ln: ln}
 	m.srv = &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
 	go m.srv.Serve(ln)
 	return m, nil
@@ -94,7 +113,9 @@ type apiRequest struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
-	Tools []struct {
+	System        json.RawMessage `json:"system"`
+	StopSequences []string        `json:"stop_sequences"`
+	Tools         []struct {
 		Name         string `json:"name"`
 		Type         string `json:"type"`
 		DeferLoading bool   `json:"defer_loading"`
@@ -150,6 +171,25 @@ func (m *mockAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": "mock: bad json"}})
 		return
 	}
+	if strings.Contains(contentText(req.System), "security monitor for autonomous AI coding agents") {
+		// The auto-mode permission classifier (2.1.290 runs in auto mode by
+		// default): grade every action harmless.
+		st := step{blocks: []block{text("<thinking>A local, read-only step of the task.</thinking>\n<severity>1</severity>")}}
+		for _, s := range req.StopSequences {
+			if s == "</severity>" {
+				st = step{blocks: []block{text("<severity>1")}, stopSequence: s}
+			}
+		}
+		m.logf("%d POST %s classifier stream=%v max_tokens=%d -> %q", n, r.URL.RequestURI(), req.Stream, req.MaxTokens, st.blocks[0].text)
+		m.answer(w, r.Context().Done(), req, st, fmt.Sprintf("classifier%d", n))
+		return
+	}
+	if len(req.Tools) == 0 {
+		// Some other side request of the CLI (none seen so far).
+		m.logf("%d POST %s side request without tools stream=%v max_tokens=%d -> text", n, r.URL.RequestURI(), req.Stream, req.MaxTokens)
+		m.answer(w, r.Context().Done(), req, say("ok"), fmt.Sprintf("side%d", n))
+		return
+	}
 	conv, script := "main", m.sc.main
 	if len(req.Messages) > 0 && strings.Contains(contentText(req.Messages[0].Content), subMarker) {
 		conv, script = "sub", m.sc.sub
@@ -178,6 +218,26 @@ func (m *mockAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lastUser := ""
 	if k := len(req.Messages); k > 0 {
 		lastUser = summarizeContent(req.Messages[k-1].Content)
+	}
+	// Whether the conversation has tool search is decided by its first
+	// request: 2.1.332 retries a 400 without tool search, and that must not
+	// shift the script.
+	m.mu.Lock()
+	if _, ok := m.noToolSearch[conv]; !ok {
+		m.noToolSearch[conv] = !toolSearch
+	}
+	drop := m.noToolSearch[conv]
+	m.mu.Unlock()
+	if drop {
+		// Without tool search (off, or a CLI that does not defer MCP tools)
+		// the model loads nothing: drop the scripted ToolSearch-only steps.
+		var kept []step
+		for _, st := range script {
+			if !st.discoveryOnly() {
+				kept = append(kept, st)
+			}
+		}
+		script = kept
 	}
 	desc := fmt.Sprintf("%d POST %s conv=%s step=%d stream=%v max_tokens=%d messages=%d tools=%d toolsearch=%v mcp=%v last=%s",
 		n, r.URL.RequestURI(), conv, idx, req.Stream, req.MaxTokens, len(req.Messages), len(req.Tools), toolSearch, names, lastUser)
@@ -293,13 +353,17 @@ func (m *mockAPI) answer(w http.ResponseWriter, ctxDone <-chan struct{}, req api
 		return o("input_tokens", 1200, "cache_creation_input_tokens", 0, "cache_read_input_tokens", 0, "output_tokens", out, "service_tier", "standard")
 	}
 	outTokens := 12 * (len(st.blocks) + 1)
+	var stopSeq any
+	if st.stopSequence != "" {
+		stop, stopSeq = "stop_sequence", st.stopSequence
+	}
 	if !req.Stream {
 		content := []any{}
 		for _, b := range blocks {
 			content = append(content, b.full)
 		}
 		writeJSON(w, 200, o("id", msgID, "type", "message", "role", "assistant", "model", model, "content", content,
-			"stop_reason", stop, "stop_sequence", nil, "usage", usage(outTokens)))
+			"stop_reason", stop, "stop_sequence", stopSeq, "usage", usage(outTokens)))
 		return
 	}
 	w.Header().Set("content-type", "text/event-stream")
@@ -337,7 +401,7 @@ func (m *mockAPI) answer(w http.ResponseWriter, ctxDone <-chan struct{}, req api
 		}
 		return
 	}
-	send("message_delta", o("type", "message_delta", "delta", o("stop_reason", stop, "stop_sequence", nil),
+	send("message_delta", o("type", "message_delta", "delta", o("stop_reason", stop, "stop_sequence", stopSeq),
 		"usage", o("output_tokens", outTokens)))
 	send("message_stop", o("type", "message_stop"))
 }

@@ -31,6 +31,7 @@ type scenario struct {
 	main     []step   // the main agent's answers, by step
 	sub      []step   // a sub-agent's answers (its prompt holds subMarker)
 	sigint   bool     // interrupt claude once the long Bash command runs
+	mode     string   // --permission-mode; "" = manual (printed as "default")
 	want     checks
 }
 
@@ -39,6 +40,13 @@ func (s *scenario) serverName() string {
 		return "cairn-memory"
 	}
 	return s.server
+}
+
+func (s *scenario) permissionMode() string {
+	if s.mode == "" {
+		return "manual"
+	}
+	return s.mode
 }
 
 func mt(server, tool string) string { return "mcp__" + server + "__" + tool }
@@ -342,6 +350,32 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: checks{pass, pass, pass, pass},
+		},
+		{
+			name:  "tool-search-forced",
+			about: "ENABLE_TOOL_SEARCH=true, else the perfect run (in 2.1.332 the same as the default)",
+			why:   "as memory-first: ToolSearch is discovery, the first call is a good project search",
+			env:   []string{"ENABLE_TOOL_SEARCH=true"},
+			main: []step{
+				one(toolSearch("toolu_01TsV", mt(cm, "memory_search"))),
+				one(search("toolu_01SearchV", cm, true)),
+				say(answer),
+			},
+			want: checks{pass, pass, pass, pass},
+		},
+		{
+			name:  "auto-mode",
+			about: "--permission-mode auto (2.1.290's default): ToolSearch, a good project search, Bash `ls`, then memory_store (not in --allowedTools); the mock grades every action harmless when the CLI's permission classifier asks, so the store runs",
+			why:   "memory_store is an additive mutation without --capture-authorized: direct_write_boundary fails direct_mutation_unauthorized (fail wins over Bash's opaque_tool_effects); the first call is a good project search; system/informational (auto-mode notice) is a benign record (see the ambiguities)",
+			mode:  "auto",
+			main: []step{
+				one(toolSearch("toolu_01TsW", mt(cm, "memory_search"), mt(cm, "memory_store"))),
+				one(search("toolu_01SearchW", cm, true)),
+				one(tool("toolu_01BashW", "Bash", o("command", "ls", "description", "List the project files"))),
+				one(tool("toolu_01StoreW", mt(cm, "memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
+				say("Stored a note about the ledger."),
+			},
+			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
 		},
 		{
 			name:    "two-turns",

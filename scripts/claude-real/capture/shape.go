@@ -29,38 +29,43 @@ func shape(b []byte) []byte {
 }
 
 func shapeLine(line []byte) string {
-	var rec struct {
-		Type    string `json:"type"`
-		Subtype string `json:"subtype"`
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-		Event struct {
-			Type         string `json:"type"`
-			ContentBlock struct {
-				Type string `json:"type"`
-			} `json:"content_block"`
-			Delta struct {
-				Type string `json:"type"`
-			} `json:"delta"`
-		} `json:"event"`
-	}
+	// Decode loosely: a member may have another type than usual (a
+	// permission_denied record's message is a string).
+	var rec map[string]json.RawMessage
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return "NOT-JSON"
 	}
-	head := rec.Type
-	if rec.Subtype != "" {
-		head += "/" + rec.Subtype
+	str := func(raw json.RawMessage, path ...string) string {
+		for _, p := range path {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(raw, &m) != nil {
+				return ""
+			}
+			raw = m[p]
+		}
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s
 	}
-	switch rec.Type {
+	line0 := json.RawMessage(line)
+	typ := str(line0, "type")
+	head := typ
+	if st := str(line0, "subtype"); st != "" {
+		head += "/" + st
+	}
+	switch typ {
 	case "assistant", "user":
-		head += " " + blockTypes(rec.Message.Content)
+		var msg struct {
+			Content json.RawMessage `json:"content"`
+		}
+		_ = json.Unmarshal(rec["message"], &msg)
+		head += " " + blockTypes(msg.Content)
 	case "stream_event":
-		e := rec.Event.Type
-		if t := rec.Event.ContentBlock.Type; t != "" {
+		e := str(rec["event"], "type")
+		if t := str(rec["event"], "content_block", "type"); t != "" {
 			e += ":" + t
 		}
-		if t := rec.Event.Delta.Type; t != "" {
+		if t := str(rec["event"], "delta", "type"); t != "" {
 			e += ":" + t
 		}
 		head += " <" + e + ">"
