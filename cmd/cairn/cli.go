@@ -33,9 +33,26 @@ type env struct {
 // exitStatus carries kong's requested exit (after --help) out of Parse.
 type exitStatus int
 
+// writeFailedText is the one line printed when standard output could not
+// be written (SPEC §2): a report that was not delivered is never exit 0.
+const writeFailedText = "cairn: error: could not write to standard output"
+
 // run is main without the process: it parses args, runs the command and
-// returns the exit status.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (status int) {
+// returns the exit status. Every write to stdout goes through one
+// outWriter, so that a failed write (a full disk, a closed pipe) turns any
+// command's status into 2 with one fixed line on stderr.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	out := &outWriter{w: stdout}
+	status := runCommand(args, stdin, out, stderr, getenv)
+	if out.err != nil {
+		fmt.Fprintln(stderr, writeFailedText)
+		return 2
+	}
+	return status
+}
+
+// runCommand parses args and runs the command.
+func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (status int) {
 	var c cli
 	parser, err := kong.New(&c,
 		kong.Name("cairn"),
@@ -85,6 +102,28 @@ type statusError int
 
 func (s statusError) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
+// outWriter is standard output as the commands see it: it remembers the
+// first write error, and after one writes nothing more. A short write
+// without an error is an error too (io.ErrShortWrite).
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		o.err = err
+	}
+	return n, err
+}
+
 // grammarWords are the tokens of cairn's grammar: an argument that is not
 // one of them may be a path, and never appears in a message.
 var grammarWords = map[string]bool{
@@ -110,6 +149,9 @@ func redact(msg string, args []string) string {
 
 // isTerminal reports whether r is a terminal.
 func isTerminal(r any) bool {
+	if o, ok := r.(*outWriter); ok {
+		r = o.w
+	}
 	f, ok := r.(*os.File)
 	return ok && termIsTerminal(int(f.Fd()))
 }
