@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -80,8 +79,8 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "cairn: usage error: %s\n", redact(err.Error(), args))
-		fmt.Fprintln(stderr, "Run 'cairn --help' or 'cairn eval protocol --help' for usage.")
+		// kong's message quotes the argument: it is never printed.
+		writeUsage(stderr, classifyUsage(err, args, parser.Model.Node))
 		return 2
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
@@ -92,7 +91,9 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 	case errors.As(err, &st):
 		return int(st)
 	default:
-		fmt.Fprintf(stderr, "cairn: error: %s\n", redact(err.Error(), args))
+		// Commands return only statusError; anything else is kong's, and
+		// its text is not repeated.
+		fmt.Fprintln(stderr, "cairn: internal error: the command could not run")
 		return 2
 	}
 }
@@ -122,29 +123,6 @@ func (o *outWriter) Write(p []byte) (int, error) {
 		o.err = err
 	}
 	return n, err
-}
-
-// grammarWords are the tokens of cairn's grammar: an argument that is not
-// one of them may be a path, and never appears in a message.
-var grammarWords = map[string]bool{
-	"eval": true, "protocol": true, "--json": true, "--capture-authorized": true,
-	"--codex-jsonl": true, "--trajectory": true, "--help": true, "-h": true, "-": true,
-	"explain": true, "version": true, "--version": true,
-	"completion": true, "bash": true, "zsh": true, "fish": true,
-}
-
-// redact returns a parser message, or a fixed one when the message quotes
-// any argument that is not a word of the grammar: such an argument may be a
-// path, and cairn never prints paths.
-func redact(msg string, args []string) string {
-	for _, a := range args {
-		for _, part := range strings.SplitN(a, "=", 2) {
-			if part != "" && !grammarWords[part] && strings.Contains(msg, part) {
-				return "an argument was not understood (its text is not repeated)"
-			}
-		}
-	}
-	return msg
 }
 
 // isTerminal reports whether r is a terminal.
