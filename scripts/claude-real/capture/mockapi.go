@@ -24,7 +24,8 @@ const subMarker = "SUBTASK-7"
 
 // block is one content block of a scripted response.
 type block struct {
-	text  string // a text block when name == ""
+	kind  string // "thinking" or "redacted_thinking"; else text or tool_use
+	text  string // a text block when name == "" (the thinking, or the redacted data)
 	id    string // tool_use id
 	name  string // tool_use name
 	input any    // tool_use input, marshalled as JSON
@@ -44,9 +45,12 @@ type step struct {
 	// stopSequence, when set, ends the message with stop_reason
 	// stop_sequence and this stop_sequence.
 	stopSequence string
-	// hang, when true, streams the blocks and then stops sending (no
-	// message_delta / message_stop) and tells the runner to interrupt claude.
+	// hang, when true, streams the blocks up to the last one's final delta
+	// and then stops sending (no content_block_stop for it, no message_delta,
+	// no message_stop) and tells the runner to interrupt claude.
 	hang bool
+	// hangAfterStop moves the stall after the last content_block_stop.
+	hangAfterStop bool
 }
 
 // discoveryOnly says whether the step only calls ToolSearch.
@@ -283,6 +287,8 @@ func describeStep(st step) string {
 	var parts []string
 	for _, b := range st.blocks {
 		switch {
+		case b.kind != "":
+			parts = append(parts, b.kind)
 		case b.name == "":
 			parts = append(parts, "text")
 		case b.cut > 0:
@@ -326,6 +332,24 @@ func (m *mockAPI) answer(w http.ResponseWriter, ctxDone <-chan struct{}, req api
 	}
 	var blocks []built
 	for _, b := range st.blocks {
+		switch b.kind {
+		case "thinking":
+			sig := "EqQBCkYIBxgCKkBmb2NrLXNpZ25hdHVyZS1mb3ItY2Fpcm4tY2FwdHVyZQ=="
+			d := chunks(b.text, 24, func(s string) obj { return o("type", "thinking_delta", "thinking", s) })
+			d = append(d, o("type", "signature_delta", "signature", sig))
+			blocks = append(blocks, built{
+				start: o("type", "thinking", "thinking", "", "signature", ""),
+				full:  o("type", "thinking", "thinking", b.text, "signature", sig),
+				delta: d,
+			})
+			continue
+		case "redacted_thinking":
+			blocks = append(blocks, built{
+				start: o("type", "redacted_thinking", "data", b.text),
+				full:  o("type", "redacted_thinking", "data", b.text),
+			})
+			continue
+		}
 		if b.name == "" {
 			blocks = append(blocks, built{
 				start: o("type", "text", "text", ""),
@@ -386,6 +410,9 @@ func (m *mockAPI) answer(w http.ResponseWriter, ctxDone <-chan struct{}, req api
 		send("content_block_start", o("type", "content_block_start", "index", i, "content_block", b.start))
 		for _, d := range b.delta {
 			send("content_block_delta", o("type", "content_block_delta", "index", i, "delta", d))
+		}
+		if st.hang && !st.hangAfterStop && i == len(blocks)-1 {
+			break // the last block's content_block_stop never comes
 		}
 		send("content_block_stop", o("type", "content_block_stop", "index", i))
 	}

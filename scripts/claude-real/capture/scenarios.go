@@ -145,6 +145,43 @@ func allScenarios() []*scenario {
 			want: checks{pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass},
 		},
 		{
+			name:    "search-rpc-error",
+			about:   "memory_search answers a JSON-RPC error (-32602) instead of a result",
+			why:     "the first call is a project search (pass); its only result is an error result: retrieval_result inconclusive search_result_error",
+			mcpArgs: []string{"-rpc-error-tool", "memory_search"},
+			main: []step{
+				one(toolSearch("toolu_01TsZ", mt(cm, "memory_search"))),
+				one(search("toolu_01SearchZ", cm, true)),
+				say("The memory search failed."),
+			},
+			want: checks{pass, pass, inc("search_result_error"), pass},
+		},
+		{
+			name:    "search-empty",
+			about:   "memory_search finds nothing: {mode:semantic,count:0,results:[]}",
+			why:     "zero hits is a successful observation (§6.3): all pass",
+			mcpArgs: []string{"-empty-search"},
+			main: []step{
+				one(toolSearch("toolu_01TsE2", mt(cm, "memory_search"))),
+				one(search("toolu_01SearchE2", cm, true)),
+				say("The project memory has nothing about the release ledger."),
+			},
+			want: checks{pass, pass, pass, pass},
+		},
+		{
+			name:  "thinking",
+			about: "a response of thinking + redacted_thinking + memory_search {scope:project} (after ToolSearch), then the answer",
+			why:   "thinking and redacted_thinking are reasoning blocks of the contract, never calls; the first call is a good project search: all pass",
+			main: []step{
+				one(toolSearch("toolu_01TsTh", mt(cm, "memory_search"))),
+				one(block{kind: "thinking", text: "The user asks about the ledger; search the project memory first."},
+					block{kind: "redacted_thinking", text: "EmwKAhgBEgy3cairnRedactedThinkingBlockForTheCaptureOnly"},
+					search("toolu_01SearchTh", cm, true)),
+				say(answer),
+			},
+			want: checks{pass, pass, pass, pass},
+		},
+		{
 			name:  "store-allowed",
 			about: "memory_search, then memory_store, allowed by --allowedTools",
 			why:   "memory_store is a catalog capture (additive) mutation and cairn runs without --capture-authorized: direct_write_boundary fails direct_mutation_unauthorized; search first and good",
@@ -300,7 +337,7 @@ func allScenarios() []*scenario {
 		},
 		{
 			name:  "sigint-streaming",
-			about: "ToolSearch, a good project search, then the answer's text streams and the stream stalls; the harness sends SIGINT (assistant line with aborted:true, result aborted_streaming)",
+			about: "ToolSearch, a good project search, then the answer's text streams and the stream stalls before its content_block_stop; the harness sends SIGINT (assistant line with aborted:true, result aborted_streaming)",
 			why:   "aborted:true is message_aborted and the result is error_during_execution (turn_failed); the aborted record is text, not a call, so memory_first and retrieval_result still pass on the observed search",
 			main: []step{
 				one(toolSearch("toolu_01TsQ", mt(cm, "memory_search"))),
@@ -308,6 +345,27 @@ func allScenarios() []*scenario {
 				{blocks: []block{text("The project memory says the release ledger lives in src/release-ledger.mjs.")}, hang: true},
 			},
 			want: checks{inc("message_aborted", "turn_failed"), pass, pass, pass},
+		},
+		{
+			name:  "sigint-after-text",
+			about: "as sigint-streaming, but the stream stalls after the text block's content_block_stop (only message_delta and message_stop missing)",
+			why:   "the result is error_during_execution (turn_failed); the text line carries no aborted flag here, so there is no message_aborted; memory_first and retrieval_result pass on the observed search",
+			main: []step{
+				one(toolSearch("toolu_01TsX", mt(cm, "memory_search"))),
+				one(search("toolu_01SearchX", cm, true)),
+				{blocks: []block{text("The project memory says the release ledger lives in src/release-ledger.mjs.")}, hang: true, hangAfterStop: true},
+			},
+			want: checks{inc("turn_failed"), pass, pass, pass},
+		},
+		{
+			name:  "sigint-in-tool-use",
+			about: "ToolSearch, then a response of text + memory_search whose tool_use stalls before its content_block_stop; the harness sends SIGINT. The CLI prints the finished text (no aborted flag) and drops the unfinished tool_use: it never appears",
+			why:   "no call is visible (ToolSearch is discovery) and the result is error_during_execution / aborted_streaming: absence is not proven, so memory_first and retrieval_result are inconclusive turn_failed; nothing aborted is printed, so no message_aborted",
+			main: []step{
+				one(toolSearch("toolu_01TsY", mt(cm, "memory_search"))),
+				{blocks: []block{text("Searching."), search("toolu_01SearchY", cm, true)}, hang: true},
+			},
+			want: checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
 		},
 		{
 			name:   "server-underscore",
