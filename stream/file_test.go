@@ -503,3 +503,46 @@ func swapDir(t *testing.T, d, old string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenRemovedWorkingDirectory: a relative path from a working
+// directory that was removed names nothing.
+func TestOpenRemovedWorkingDirectory(t *testing.T) {
+	dir := filepath.Join(realTemp(t), "gone")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"in.jsonl", "./in.jsonl", "../gone/in.jsonl"} {
+		f, err := Open(path)
+		if err == nil {
+			f.Close()
+			t.Fatalf("Open(%q): got no error, want input_not_found", path)
+		}
+		if got := codeOf(t, err); got != audit.InputNotFound {
+			t.Errorf("Open(%q): got %s, want input_not_found", path, got)
+		}
+	}
+}
+
+// TestVerifyAfterClose: Verify after Close is a misuse, but it reports
+// input_changed rather than a verdict.
+func TestVerifyAfterClose(t *testing.T) {
+	p := filepath.Join(realTemp(t), "in.jsonl")
+	if err := os.WriteFile(p, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, f)
+	f.Close()
+	for name, check := range map[string]func() error{"Verify": f.Verify, "VerifyUnchanged": f.VerifyUnchanged} {
+		if got := codeOf(t, check()); got != audit.InputChanged {
+			t.Errorf("%s after Close: got %s, want input_changed", name, got)
+		}
+	}
+}
