@@ -176,7 +176,9 @@ func refused(ctx *kong.Context, node *kong.Node, args []string, i int) usageProb
 		return flagValue(ctx, node, f, value, attached)
 	case strings.HasPrefix(a, "-") && a != "-":
 		cluster := a[1:]
-		for j, r := range cluster {
+		for j := 0; j < len(cluster); {
+			r, size := utf8.DecodeRuneInString(cluster[j:])
+			j += size
 			f := flagShort(flags, r)
 			if f == nil {
 				p.kind = usageUnknownFlag
@@ -189,7 +191,7 @@ func refused(ctx *kong.Context, node *kong.Node, args []string, i int) usageProb
 			if f.IsBool() {
 				continue
 			}
-			value, attached := cluster[j+utf8.RuneLen(r):], true
+			value, attached := cluster[j:], true
 			if value == "" {
 				attached = i+1 < len(args) && isValue(args[i+1])
 				if attached {

@@ -440,3 +440,39 @@ func TestUsageCanaryDetector(t *testing.T) {
 		t.Errorf("canaryLeak found %q of %q in fixed text", piece, c)
 	}
 }
+
+// FuzzUsage runs cairn on argument vectors (the input split at NUL
+// bytes): it never panics, exits 0 to 3, and a usage error is always the
+// two fixed lines, in printable ASCII, with nothing on stdout.
+func FuzzUsage(f *testing.F) {
+	for _, tc := range usageCases() {
+		f.Add(strings.Join(tc.args("Ab\x01\xffz"), "\x00"))
+	}
+	for _, s := range []string{"", "eval\x00protocol\x00-h\xff", "-\xc3", "eval\x00protocol\x00--json=É", "completion\x00--\x00--", "--=\x00-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		args := strings.Split(in, "\x00")
+		if in == "" {
+			args = nil
+		}
+		if len(args) > 16 {
+			t.Skip()
+		}
+		code, stdout, stderr := privRunEnv(args, nil, "")
+		if code < 0 || code > 3 {
+			t.Fatalf("cairn %q: exit %d", args, code)
+		}
+		if !strings.HasPrefix(string(stderr), "cairn: usage error: ") {
+			return
+		}
+		if code != 2 || len(stdout) != 0 || !usageShaped(stderr) {
+			t.Fatalf("cairn %q: got exit %d, stdout %q, stderr %q; want exit 2 and the two usage lines", args, code, stdout, stderr)
+		}
+		for _, c := range stderr {
+			if c != '\n' && (c < ' ' || c > '~') {
+				t.Fatalf("cairn %q: stderr %q is not printable ASCII", args, stderr)
+			}
+		}
+	})
+}
