@@ -118,15 +118,20 @@ func writeUsage(w io.Writer, p usageProblem) {
 	fmt.Fprintf(w, "Run '%s --help' for usage.\n", helpPath(p.node))
 }
 
-// helpPath is the command line that shows n's help: "cairn eval protocol".
+// helpPath is the command line that shows n's help: "cairn eval protocol",
+// the names of n's commands under the application's.
 func helpPath(n *kong.Node) string {
-	for n != nil && n.Type == kong.ArgumentNode {
-		n = n.Parent
+	var names []string
+	for ; n != nil; n = n.Parent {
+		switch n.Type {
+		case kong.ApplicationNode, kong.CommandNode:
+			names = append([]string{n.Name}, names...)
+		}
 	}
-	if n == nil {
+	if len(names) == 0 {
 		return "cairn"
 	}
-	return n.FullPath()
+	return strings.Join(names, " ")
 }
 
 // classifyUsage classifies an error of kong's Parse. root is the grammar,

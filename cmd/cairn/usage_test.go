@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -475,4 +478,19 @@ func FuzzUsage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUsageGeneric checks the fallback: an error kong did not classify for
+// us gets the one generic line and the top-level help.
+func TestUsageGeneric(t *testing.T) {
+	var c cli
+	parser, err := kong.New(&c, kong.Name("cairn"), kong.Vars{"version": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeUsage(&b, classifyUsage(errors.New("Secret"), []string{"Secret"}, parser.Model.Node))
+	if want := "cairn: usage error: " + usageGenericText + "\nRun 'cairn --help' for usage.\n"; b.String() != want {
+		t.Errorf("usage for an unclassified error: got %q, want %q", b.String(), want)
+	}
 }
