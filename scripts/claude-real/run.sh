@@ -61,11 +61,12 @@ for v in "${versions[@]}"; do
 	out="$repo/testdata/claude/real/$v"
 	mkdir -p "$out"
 	if [ -z "$only" ]; then
-		rm -f "$out"/*.jsonl "$out"/*.shape.txt "$out"/*.requests.txt "$out"/want.json
+		rm -f "$out"/*.jsonl "$out"/*.shape.txt "$out"/*.requests.txt "$out"/want.json "$out"/inventory.txt
 	fi
 	echo "== capturing $got into testdata/claude/real/$v"
 	start=$(date +%s)
 	offline "$bin/capture" -claude "$claude" -version "$v" -mcpserver "$bin/mcpserver" -out "$out" ${only:+-only "$only"}
+	"$bin/capture" -inventory "$out"
 	echo "== $v done in $(($(date +%s) - start))s"
 done
 "$bin/capture" -readme "$repo/testdata/claude/real/README.md"

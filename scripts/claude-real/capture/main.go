@@ -79,6 +79,7 @@ func main() {
 		shapeOf   = flag.String("shape", "", "print the shape of this capture and exit")
 		readme    = flag.String("readme", "", "write the scenario README to this path and exit")
 		list      = flag.Bool("list", false, "list the scenario names and exit")
+		inventOf  = flag.String("inventory", "", "write DIR/inventory.txt for the captures in DIR and exit")
 	)
 	flag.Parse()
 	switch {
@@ -91,6 +92,15 @@ func main() {
 		return
 	case *readme != "":
 		if err := os.WriteFile(*readme, []byte(readmeText()), 0o644); err != nil {
+			fatal(err)
+		}
+		return
+	case *inventOf != "":
+		b, err := inventory(*inventOf)
+		if err != nil {
+			fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(*inventOf, "inventory.txt"), b, 0o644); err != nil {
 			fatal(err)
 		}
 		return
