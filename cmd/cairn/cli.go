@@ -38,8 +38,10 @@ const writeFailedText = "cairn: error: could not write to standard output"
 
 // run is main without the process: it parses args, runs the command and
 // returns the exit status. Every write to stdout goes through one
-// outWriter, so that a failed write (a full disk, a closed pipe) turns any
-// command's status into 2 with one fixed line on stderr.
+// outWriter, so that a failed write (a full disk, an I/O error) turns any
+// command's status into 2 with one fixed line on stderr. (A write to a
+// closed pipe on stdout ends the process with SIGPIPE first, as Go's
+// runtime does for descriptors 1 and 2.)
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	out := &outWriter{w: stdout}
 	status := runCommand(args, stdin, out, stderr, getenv)
