@@ -229,12 +229,20 @@ type InputError struct {
 	// Record is the 1-based JSONL line or 0-based trajectory event index
 	// where the error was detected; -1 means the input as a whole.
 	Record int
-	Err    error
+	// Where names the place in the contract's vocabulary (SPEC §7.1), or
+	// is "": never a name from the input.
+	Where string
+	Err   error
 }
 
 // Invalid returns an InputError for code at record (-1 for none).
 func Invalid(code Code, record int, cause error) *InputError {
 	return &InputError{Code: code, Record: record, Err: cause}
+}
+
+// InvalidAt is Invalid with the place in the contract's vocabulary.
+func InvalidAt(code Code, record int, where string, cause error) *InputError {
+	return &InputError{Code: code, Record: record, Where: where, Err: cause}
 }
 
 func (e *InputError) Error() string { return "invalid input: " + e.Code.String() }

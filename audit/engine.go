@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -49,6 +50,12 @@ type Event struct {
 	Kind EventKind
 	// Ref correlates a Result with its Call; the caller keeps it unique.
 	Ref int
+	// Record is where the event was read (a 1-based line or a 0-based
+	// event index; -1 for the input as a whole), and Where names it in the
+	// contract's vocabulary ("" for none): what findings report (SPEC
+	// §7.1). Where is never a name taken from the input.
+	Record int
+	Where  string
 
 	// Call: the catalog tool (NoTool for an opaque call), whether its
 	// arguments have scope "project", whether only its completion was seen,
@@ -76,11 +83,14 @@ type Counts struct {
 	StreamErrors     int `json:"stream_errors"`
 	UnknownRecords   int `json:"unknown_records"`
 	IncompleteCalls  int `json:"incomplete_calls"`
+	ToolDiscovery    int `json:"tool_discovery"`
 }
 
 type pending struct {
 	tool          Tool
 	projectScoped bool
+	record        int
+	where         string
 }
 
 // codeSet is a set of codes; every code fits in 64 bits.
@@ -118,12 +128,54 @@ type Engine struct {
 
 	searchOK, searchMissing, searchError, searchUninterpretable bool
 	destructive, capture                                        bool
+
+	// seen is every (code, where) observed, at its first record, in order
+	// of observation: findings are those whose code the checks report. Its
+	// size is bounded by the vocabulary, not by the input.
+	seen     []Finding
+	seenKeys map[findingKey]struct{}
+	findings []Finding
+}
+
+type findingKey struct {
+	code  Code
+	where string
+}
+
+// Finding says where a code of the checks was first observed (SPEC §7.1):
+// a record (nil for the input as a whole) and a name of the contract's own
+// vocabulary (nil for none), never a name from the input.
+type Finding struct {
+	Code   Code    `json:"code"`
+	Record *int    `json:"record"`
+	Where  *string `json:"where"`
+}
+
+// MaxFindings is the most findings a report lists (SPEC §7.1).
+const MaxFindings = 64
+
+// observe notes that code was observed at record (-1: none), where ("":
+// none), unless that (code, where) was seen before.
+func (e *Engine) observe(c Code, record int, where string) {
+	k := findingKey{c, where}
+	if _, ok := e.seenKeys[k]; ok {
+		return
+	}
+	e.seenKeys[k] = struct{}{}
+	f := Finding{Code: c}
+	if record >= 0 {
+		f.Record = &record
+	}
+	if where != "" {
+		f.Where = &where
+	}
+	e.seen = append(e.seen, f)
 }
 
 // NewEngine returns an engine for the policy with or without the capture
 // assertion.
 func NewEngine(captureAuthorized bool) *Engine {
-	return &Engine{captureAuthorized: captureAuthorized, pending: map[int]pending{}}
+	return &Engine{captureAuthorized: captureAuthorized, pending: map[int]pending{}, seenKeys: map[findingKey]struct{}{}}
 }
 
 // Add takes the next event. Its only error code is TooManyEvents.
@@ -146,8 +198,10 @@ func (e *Engine) Add(ev Event) Code {
 	case EventUnknown:
 		e.counts.UnknownRecords++
 		e.evidence.add(UnknownRecord)
+		e.observe(UnknownRecord, ev.Record, ev.Where)
 		if e.first == nil {
 			e.orderUnknown = true
+			e.observe(DispatchOrderUnknown, ev.Record, ev.Where)
 		}
 	}
 	return 0
@@ -161,18 +215,23 @@ func (e *Engine) call(ev Event) {
 		e.first = &e.firstEvent
 		if ev.UnknownType {
 			e.orderUnknown = true
+			e.observe(DispatchOrderUnknown, ev.Record, ev.Where)
 		}
 	}
 	if ev.TerminalOnly {
 		e.evidence.add(TerminalOnlyCall)
+		e.observe(TerminalOnlyCall, ev.Record, ev.Where)
 		e.orderUnknown = true
+		e.observe(DispatchOrderUnknown, ev.Record, ev.Where)
 	}
 	if ev.UnknownType {
 		e.evidence.add(UnknownItemType)
+		e.observe(UnknownItemType, ev.Record, ev.Where)
 	}
 	switch ev.Tool.Class() {
 	case 0:
 		c.OpaqueCalls++
+		e.observe(OpaqueToolEffects, ev.Record, ev.Where)
 	case Read:
 		c.MemoryCalls++
 		if ev.Tool == MemorySearch && ev.ProjectScoped {
@@ -182,12 +241,15 @@ func (e *Engine) call(ev Event) {
 		c.MemoryCalls++
 		c.MutationAttempts++
 		e.capture = true
+		e.observe(DirectMutationUnauthorized, ev.Record, ev.Where)
+		e.observe(CaptureAuthorizationAsserted, ev.Record, ev.Where)
 	case Destructive:
 		c.MemoryCalls++
 		c.MutationAttempts++
 		e.destructive = true
+		e.observe(DestructiveMutation, ev.Record, ev.Where)
 	}
-	e.pending[ev.Ref] = pending{tool: ev.Tool, projectScoped: ev.ProjectScoped}
+	e.pending[ev.Ref] = pending{tool: ev.Tool, projectScoped: ev.ProjectScoped, record: ev.Record, where: ev.Where}
 }
 
 func (e *Engine) result(ev Event) {
@@ -197,7 +259,7 @@ func (e *Engine) result(ev Event) {
 	}
 	delete(e.pending, ev.Ref)
 	if ev.Outcome == Unfinished {
-		e.incomplete(p)
+		e.incomplete(p, ev.Record, ev.Where)
 		return
 	}
 	if p.tool != MemorySearch || !p.projectScoped {
@@ -206,28 +268,37 @@ func (e *Engine) result(ev Event) {
 	switch {
 	case ev.Outcome == Failed:
 		e.searchError = true
+		e.observe(SearchResultError, ev.Record, ev.Where)
 	case ev.Outcome == OK && ev.Retrieval:
 		e.searchOK = true
 	default:
 		e.searchUninterpretable = true
+		e.observe(SearchResultUninterpretable, ev.Record, ev.Where)
 	}
 }
 
-func (e *Engine) incomplete(p pending) {
+// incomplete takes a call that has no final result, as observed at record
+// and where: its completion, or its start when it never completed.
+func (e *Engine) incomplete(p pending, record int, where string) {
 	e.counts.IncompleteCalls++
 	e.evidence.add(CallIncomplete)
+	e.observe(CallIncomplete, record, where)
 	if p.tool == MemorySearch && p.projectScoped {
 		e.searchMissing = true
+		e.observe(SearchResultMissing, record, where)
 	}
 }
 
 // Note records an evidence code found by a front end (unknown_field,
-// turn_incomplete, sequence_gap, …).
-func (e *Engine) Note(c Code) {
+// turn_incomplete, sequence_gap, …) at record (-1: the input as a whole)
+// and where (a name of the contract's vocabulary, or "").
+func (e *Engine) Note(c Code, record int, where string) {
 	e.evidence.add(c)
+	e.observe(c, record, where)
 	switch c {
 	case UnknownRecordsOmitted, CaptureTruncated:
 		e.orderUnknown = true
+		e.observe(DispatchOrderUnknown, record, where)
 	}
 }
 
@@ -269,16 +340,66 @@ type Checks struct {
 // Finish ends the input: calls still pending are incomplete. It returns the
 // checks and the final counts.
 func (e *Engine) Finish() (Checks, Counts) {
-	for ref, p := range e.pending {
-		delete(e.pending, ref)
-		e.incomplete(p)
+	// In the order of the calls, so that the first record is found first.
+	refs := make([]int, 0, len(e.pending))
+	for ref := range e.pending {
+		refs = append(refs, ref)
 	}
-	return Checks{
+	slices.SortFunc(refs, func(a, b int) int { return cmp.Compare(e.pending[a].record, e.pending[b].record) })
+	for _, ref := range refs {
+		p := e.pending[ref]
+		delete(e.pending, ref)
+		e.incomplete(p, p.record, p.where)
+	}
+	if f := e.first; f != nil {
+		e.observe(ToolBeforeProjectSearch, f.Record, f.Where)
+		e.observe(FirstSearchNotProjectScoped, f.Record, f.Where)
+	}
+	e.observe(ProjectSearchAbsent, -1, "")
+	c := Checks{
 		EvidenceComplete:    e.evidenceComplete(),
 		MemoryFirst:         e.memoryFirst(),
 		RetrievalResult:     e.retrievalResult(),
 		DirectWriteBoundary: e.directWriteBoundary(),
-	}, e.counts
+	}
+	e.findings = e.findingsOf(c)
+	return c, e.counts
+}
+
+// Findings are the findings of the checks Finish returned: one per
+// (code, where) of a code the checks report, at the first record it was
+// observed, by record (the input as a whole last) then code, at most
+// MaxFindings.
+func (e *Engine) Findings() []Finding { return e.findings }
+
+func (e *Engine) findingsOf(c Checks) []Finding {
+	var reported codeSet
+	for _, ch := range []Check{c.EvidenceComplete, c.MemoryFirst, c.RetrievalResult, c.DirectWriteBoundary} {
+		for _, code := range ch.Codes {
+			reported.add(code)
+		}
+	}
+	fs := []Finding{}
+	for _, f := range e.seen {
+		if reported.has(f.Code) {
+			fs = append(fs, f)
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		switch {
+		case a.Record == nil && b.Record != nil:
+			return 1
+		case a.Record != nil && b.Record == nil:
+			return -1
+		case a.Record != nil && *a.Record != *b.Record:
+			return cmp.Compare(*a.Record, *b.Record)
+		}
+		return strings.Compare(a.Code.String(), b.Code.String())
+	})
+	if len(fs) > MaxFindings {
+		fs = fs[:MaxFindings]
+	}
+	return fs
 }
 
 func check(s State, codes ...Code) Check {

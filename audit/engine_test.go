@@ -59,20 +59,111 @@ type step any
 
 func runEngine(t *testing.T, capture bool, steps []step) (Checks, Counts) {
 	t.Helper()
+	return feedEngine(t, capture, steps).Finish()
+}
+
+// feedEngine feeds the steps to a new engine, each at its 1-based position
+// as its record; a note is for the input as a whole when it is last.
+func feedEngine(t *testing.T, capture bool, steps []step) *Engine {
+	t.Helper()
 	e := NewEngine(capture)
 	for i, s := range steps {
 		switch s := s.(type) {
 		case Event:
+			s.Record = i + 1
 			if code := e.Add(s); code != 0 {
 				t.Fatalf("step %d: Add(%+v) = %s, want ok", i+1, s, code)
 			}
 		case note:
-			e.Note(Code(s))
+			record := i + 1
+			if i == len(steps)-1 {
+				record = -1
+			}
+			e.Note(Code(s), record, "")
 		default:
 			t.Fatalf("step %d: %T is neither an Event nor a note", i+1, s)
 		}
 	}
-	return e.Finish()
+	return e
+}
+
+// at names an event's place.
+func at(ev Event, where string) Event { ev.Where = where; return ev }
+
+func findingString(f Finding) string {
+	r, w := "input", "-"
+	if f.Record != nil {
+		r = fmt.Sprint(*f.Record)
+	}
+	if f.Where != nil {
+		w = *f.Where
+	}
+	return r + ":" + f.Code.String() + "@" + w
+}
+
+// TestFindings checks SPEC §7.1's findings: for each code of the checks,
+// the first record where it was observed and the contract place, one per
+// (code, where), by record (the input as a whole last) then code.
+func TestFindings(t *testing.T) {
+	cmd := func(ref int) Event { return at(opaque(ref), "command_execution") }
+	mcp := func(ev Event) Event { return at(ev, "mcp_tool_call") }
+	res := func(ev Event) Event { return at(ev, "mcp_tool_call.result") }
+	tests := []struct {
+		name    string
+		capture bool
+		steps   []step
+		want    []string
+	}{
+		{"a pass has none", false, []step{mcp(search(1)), res(found(1))}, []string{}},
+		{"command first", false, []step{narration, cmd(1), res(found(1)), mcp(search(2)), res(found(2)), cmd(3)},
+			[]string{"2:opaque_tool_effects@command_execution", "2:tool_before_project_search@command_execution", "6:call_incomplete@command_execution"}},
+		{"no call on complete evidence", false, []step{narration},
+			[]string{"input:project_search_absent@-"}},
+		{"failed turn, no call", false, []step{narration, note(TurnFailed)},
+			[]string{"input:turn_failed@-"}},
+		{"unknown record first", false, []step{unknown, mcp(search(2)), res(found(2)), unknown},
+			[]string{"1:dispatch_order_unknown@-", "1:unknown_record@-"}},
+		{"terminal-only call, then a destructive one", false, []step{mcp(search(1)), res(found(1)), at(terminalOnly(memCall(3, MemoryDelete)), "mcp_tool_call"), res(failed(3)), mcp(memCall(5, MemoryDelete))},
+			[]string{"3:destructive_mutation@mcp_tool_call", "3:dispatch_order_unknown@mcp_tool_call", "3:terminal_only_call@mcp_tool_call", "5:call_incomplete@mcp_tool_call"}},
+		{"search results", false, []step{mcp(search(1)), res(failed(1)), mcp(search(3)), res(okShapeless(3)), mcp(search(5))},
+			[]string{"2:search_result_error@mcp_tool_call.result", "4:search_result_uninterpretable@mcp_tool_call.result",
+				"5:call_incomplete@mcp_tool_call", "5:search_result_missing@mcp_tool_call"}},
+		{"unfinished at its completion", false, []step{mcp(search(1)), at(unfinished(1), "mcp_tool_call.status")},
+			[]string{"2:call_incomplete@mcp_tool_call.status", "2:search_result_missing@mcp_tool_call.status"}},
+		{"capture authorized", true, []step{mcp(search(1)), res(found(1)), mcp(memCall(3, MemoryStore)), res(found(3))},
+			[]string{"3:capture_authorization_asserted@mcp_tool_call"}},
+		{"capture unauthorized, one per place", false, []step{mcp(search(1)), res(found(1)), mcp(memCall(3, MemoryStore)), mcp(memCall(4, MemoryStore)), at(memCall(5, MemoryStore), "tool_invocation")},
+			[]string{"3:call_incomplete@mcp_tool_call", "3:direct_mutation_unauthorized@mcp_tool_call",
+				"5:call_incomplete@tool_invocation", "5:direct_mutation_unauthorized@tool_invocation"}},
+		{"unscoped first", false, []step{mcp(searchUnscoped(1)), res(found(1))},
+			[]string{"1:first_search_not_project_scoped@mcp_tool_call", "input:project_search_absent@-"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := feedEngine(t, tc.capture, tc.steps)
+			e.Finish()
+			got := []string{}
+			for _, f := range e.Findings() {
+				got = append(got, findingString(f))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s: got findings %q, want %q", describe(tc.steps), got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFindingsBounded checks that findings stay at MaxFindings however
+// many places the input has.
+func TestFindingsBounded(t *testing.T) {
+	e := NewEngine(false)
+	for i := range 200 {
+		e.Add(Event{Kind: EventCall, Ref: i, Record: i + 1, Where: fmt.Sprint("place", i)})
+	}
+	e.Finish()
+	if n := len(e.Findings()); n != MaxFindings {
+		t.Fatalf("got %d findings, want %d", n, MaxFindings)
+	}
 }
 
 func describe(steps []step) string {
@@ -482,7 +573,7 @@ func TestInvalidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := string(b), `{"code":"duplicate_key","record":`+tc.want+`}`; got != want {
+			if got, want := string(b), `{"code":"duplicate_key","record":`+tc.want+`,"where":null}`; got != want {
 				t.Errorf("Invalidate(record %d): error = %s, want %s", tc.record, got, want)
 			}
 		})
@@ -507,8 +598,8 @@ func TestReportJSONShape(t *testing.T) {
 		`{"schema":"cairn.eval.protocol/v1","enabled":true,"status":"pass","exit_code":0,"input":{"format":"codex-jsonl","source":"file","harness":"codex","sha256":"0000`,
 		`","bytes":0,"records":0,"events":0},"policy":{"catalog":"cairn-memory/1","capture_authorized":true,"sha256":"` + PolicyDigest(true) + `"}`,
 		`,"checks":{"evidence_complete":{"state":"pass","codes":[]},"memory_first":{"state":"pass","codes":[]},"retrieval_result":{"state":"pass","codes":[]},"direct_write_boundary":{"state":"pass","codes":[]}}`,
-		`,"counts":{"calls":1,"memory_calls":1,"project_searches":1,"mutation_attempts":0,"opaque_calls":0,"narration":0,"reasoning":0,"stream_errors":0,"unknown_records":0,"incomplete_calls":0}`,
-		`,"error":null,"limitations":["task_quality_not_certified","indirect_effects_not_certified","input_not_authenticated","capture_authorization_asserted_by_caller"]}`,
+		`,"counts":{"calls":1,"memory_calls":1,"project_searches":1,"mutation_attempts":0,"opaque_calls":0,"narration":0,"reasoning":0,"stream_errors":0,"unknown_records":0,"incomplete_calls":0,"tool_discovery":0}`,
+		`,"findings":[],"error":null,"limitations":["task_quality_not_certified","indirect_effects_not_certified","input_not_authenticated","capture_authorization_asserted_by_caller"]}`,
 	}
 	rest := s
 	for _, part := range order {

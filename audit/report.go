@@ -42,6 +42,7 @@ type Report struct {
 	Policy      Policy       `json:"policy"`
 	Checks      *Checks      `json:"checks"`
 	Counts      Counts       `json:"counts"`
+	Findings    []Finding    `json:"findings"`
 	Error       *ReportError `json:"error"`
 	Limitations []Code       `json:"limitations"`
 }
@@ -64,10 +65,13 @@ type Policy struct {
 	SHA256            string `json:"sha256"`
 }
 
-// ReportError is the code of an invalid input and where it was found.
+// ReportError is the code of an invalid input and where it was found: the
+// record, and a name of the contract's vocabulary (for schema_violation the
+// member that is missing or mistyped), each nil when there is none.
 type ReportError struct {
-	Code   Code `json:"code"`
-	Record *int `json:"record"`
+	Code   Code    `json:"code"`
+	Record *int    `json:"record"`
+	Where  *string `json:"where"`
 }
 
 // Disabled is the envelope printed when the gate is off (SPEC §2.1).
@@ -103,6 +107,7 @@ func NewReport(format, source string, captureAuthorized bool) *Report {
 			CaptureAuthorized: captureAuthorized,
 			SHA256:            PolicyDigest(captureAuthorized),
 		},
+		Findings:    []Finding{},
 		Limitations: lim,
 	}
 }
@@ -131,7 +136,20 @@ func (r *Report) Invalidate(e *InputError) {
 		n := e.Record
 		re.Record = &n
 	}
+	if e.Where != "" {
+		w := e.Where
+		re.Where = &w
+	}
 	r.Error = re
+	r.Findings = []Finding{}
+}
+
+// SetFindings records the findings of the checks (Engine.Findings).
+func (r *Report) SetFindings(fs []Finding) {
+	if fs == nil {
+		fs = []Finding{}
+	}
+	r.Findings = fs
 }
 
 // Conclude sets the checks and the overall status from them: fail wins over

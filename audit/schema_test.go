@@ -49,12 +49,22 @@ func reportSchema() obj {
 	digest := obj{"type": "string", "pattern": "^[0-9a-f]{64}$"}
 	count := obj{"type": "integer", "minimum": 0}
 	countNames := []string{"calls", "memory_calls", "project_searches", "mutation_attempts", "opaque_calls",
-		"narration", "reasoning", "stream_errors", "unknown_records", "incomplete_calls"}
+		"narration", "reasoning", "stream_errors", "unknown_records", "incomplete_calls", "tool_discovery"}
 	counts := obj{}
 	for _, n := range countNames {
 		counts[n] = count
 	}
-	members := []string{"schema", "enabled", "status", "exit_code", "input", "policy", "checks", "counts", "error", "limitations"}
+	// A place of the contract's vocabulary: a record, item or event type,
+	// or a path of member names, "[]" marking an array's elements.
+	where := obj{"type": "string", "pattern": `^[a-z_]+(\[\])?(\.[a-z_]+(\[\])?)*$`}
+	reportable := []Code{}
+	for _, c := range Codes() {
+		switch c.Kind() {
+		case KindEvidence, KindCheck, KindFail, KindInformational:
+			reportable = append(reportable, c)
+		}
+	}
+	members := []string{"schema", "enabled", "status", "exit_code", "input", "policy", "checks", "counts", "findings", "error", "limitations"}
 	enabled := closed(members, obj{
 		"schema":    obj{"const": Schema},
 		"enabled":   obj{"const": true},
@@ -86,9 +96,15 @@ func reportSchema() obj {
 				CaptureAuthorizationAsserted),
 		})),
 		"counts": closed(countNames, counts),
-		"error": nullable(closed([]string{"code", "record"}, obj{
+		"findings": obj{"type": "array", "maxItems": MaxFindings, "items": closed([]string{"code", "record", "where"}, obj{
+			"code":   obj{"enum": names(reportable...)},
+			"record": nullable(count),
+			"where":  nullable(where),
+		})},
+		"error": nullable(closed([]string{"code", "record", "where"}, obj{
 			"code":   obj{"enum": names(codesOfKind(KindInvalid)...)},
 			"record": nullable(count),
+			"where":  nullable(where),
 		})),
 		"limitations": obj{"type": "array", "uniqueItems": true, "minItems": 3,
 			"items": obj{"enum": names(codesOfKind(KindLimitation)...)}},
@@ -100,6 +116,7 @@ func reportSchema() obj {
 		if status == "invalid" {
 			then["properties"].(obj)["checks"] = obj{"type": "null"}
 			then["properties"].(obj)["error"] = obj{"type": "object"}
+			then["properties"].(obj)["findings"] = obj{"maxItems": 0}
 		} else {
 			then["properties"].(obj)["checks"] = obj{"type": "object"}
 			then["properties"].(obj)["error"] = obj{"type": "null"}

@@ -1,6 +1,9 @@
 package lifecycle
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The Codex contract as data (SPEC §4, reference/codex-exec-events.md): one
 // descriptor row per record type, item type and status, as http2 keeps its
@@ -218,3 +221,127 @@ var (
 	changeKinds     = []string{"add", "delete", "update"}
 	collabTools     = []string{"spawn_agent", "send_input", "wait", "close_agent"}
 )
+
+// memberNames are the contract's member names by number (nameOf in
+// reverse), for the places findings and errors name.
+var memberNames = [numNames]string{
+	nThreadID:              "thread_id",
+	nUsage:                 "usage",
+	nError:                 "error",
+	nMessage:               "message",
+	nText:                  "text",
+	nCommand:               "command",
+	nAggregatedOutput:      "aggregated_output",
+	nExitCode:              "exit_code",
+	nStatus:                "status",
+	nChanges:               "changes",
+	nServer:                "server",
+	nTool:                  "tool",
+	nArguments:             "arguments",
+	nResult:                "result",
+	nSenderThreadID:        "sender_thread_id",
+	nReceiverThreadIDs:     "receiver_thread_ids",
+	nPrompt:                "prompt",
+	nAgentsStates:          "agents_states",
+	nQuery:                 "query",
+	nAction:                "action",
+	nItems:                 "items",
+	nInputTokens:           "input_tokens",
+	nCachedInputTokens:     "cached_input_tokens",
+	nOutputTokens:          "output_tokens",
+	nReasoningOutputTokens: "reasoning_output_tokens",
+	nPath:                  "path",
+	nKind:                  "kind",
+	nCompleted:             "completed",
+	nContent:               "content",
+	nStructuredContent:     "structured_content",
+	nMeta:                  "_meta",
+	nResults:               "results",
+}
+
+// Places in the contract's vocabulary (SPEC §7.1) that findings and errors
+// name: a record or item type, or a path to a member or closed object.
+const (
+	whereResult     = "mcp_tool_call.result"
+	whereChange     = "file_change.changes[]"
+	whereChangeKind = "file_change.changes[].kind"
+	whereTodo       = "todo_list.items[]"
+)
+
+// recordPaths and itemPaths name each declared member of a record or item
+// type ("turn.completed.usage", "mcp_tool_call.server"); itemIDPaths name an
+// item's id ("item.id" for an unknown item type).
+var (
+	recordPaths [numRecordTypes][numNames]string
+	itemPaths   [numItemTypes][numNames]string
+	itemIDPaths [numItemTypes]string
+)
+
+func init() {
+	for t := range recordTypes {
+		for n, ft := range recordTypes[t].members {
+			if ft != 0 {
+				recordPaths[t][n] = recordTypes[t].name + "." + memberNames[n]
+			}
+		}
+	}
+	for t := range itemTypes {
+		itemIDPaths[t] = "item.id"
+		if t != int(UnknownItem) {
+			itemIDPaths[t] = itemTypes[t].name + ".id"
+		}
+		for n, ft := range itemTypes[t].members {
+			if ft != 0 {
+				itemPaths[t][n] = itemTypes[t].name + "." + memberNames[n]
+			}
+		}
+	}
+}
+
+// Place names the record in the contract's vocabulary: its item's type for
+// an item record of a known item type, else its record type ("" for an
+// unknown record type, whose name is the input's).
+func (r *Record) Place() string {
+	switch r.Type {
+	case ItemStarted, ItemUpdated, ItemCompleted:
+		if r.Item.Type != UnknownItem {
+			return r.Item.Type.String()
+		}
+	}
+	return r.Type.String()
+}
+
+// StatusPlace, ErrorPlace and ResultPlace name an item type's status, error
+// and result members ("mcp_tool_call.status"), or "" when it has none.
+func (t ItemType) StatusPlace() string { return itemPaths[t][nStatus] }
+func (t ItemType) ErrorPlace() string  { return itemPaths[t][nError] }
+func (t ItemType) ResultPlace() string { return itemPaths[t][nResult] }
+
+// Places lists every place a Codex finding or error may name: the
+// contract's vocabulary, for tests and tools that check a report.
+func Places() []string {
+	ps := []string{"type", "item.type", "item.id", whereResult, whereChange, whereChangeKind, whereTodo}
+	for t := range recordTypes {
+		if t == int(UnknownRecord) {
+			continue
+		}
+		ps = append(ps, recordTypes[t].name, recordTypes[t].name+".item")
+		for _, p := range recordPaths[t] {
+			if p != "" {
+				ps = append(ps, p)
+			}
+		}
+	}
+	for t := range itemTypes {
+		if t != int(UnknownItem) {
+			ps = append(ps, itemTypes[t].name, itemIDPaths[t])
+		}
+		for _, p := range itemPaths[t] {
+			if p != "" {
+				ps = append(ps, p)
+			}
+		}
+	}
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/stream"
@@ -13,10 +14,32 @@ import (
 // kept as references into the record's bytes, valid until the next record.
 type Record struct {
 	Type RecordType
-	// UnknownField is set when a member name or enum value is not in the
-	// contract (SPEC §4.3).
-	UnknownField bool
-	Item         Item
+	// Unknown lists the places, each once, where a member name or an enum
+	// value not in the contract was found (SPEC §4.3): names of the
+	// contract's vocabulary (the object that holds the member), never the
+	// input's.
+	Unknown []string
+	// Where is, for a rejected record, the place in the contract's
+	// vocabulary of what was wrong (for schema_violation, the member that
+	// is missing or of the wrong type); "" when there is none to give.
+	Where string
+	Item  Item
+}
+
+// UnknownField reports whether the record holds a member name or enum value
+// not in the contract.
+func (r *Record) UnknownField() bool { return len(r.Unknown) > 0 }
+
+func (r *Record) unknown(where string) {
+	if !slices.Contains(r.Unknown, where) {
+		r.Unknown = append(r.Unknown, where)
+	}
+}
+
+// violation rejects the record as a schema violation at where.
+func (r *Record) violation(where string) audit.Code {
+	r.Where = where
+	return audit.SchemaViolation
 }
 
 // Item is an item record's item.
@@ -269,9 +292,9 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 // accepted, reading the members it located instead of walking the record
 // again.
 func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) audit.Code {
-	*rec = Record{}
+	*rec = Record{Unknown: rec.Unknown[:0]}
 	var typ, itemValue []byte
-	var bad bool
+	bad := ""
 	others := d.members[:0]
 	for _, sp := range loc.Root {
 		name, value := sp.In(line)
@@ -308,10 +331,11 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 	if ids > 1 && !stream.TextIs(itemType, "web_search") {
 		// The checker lets the object under "item" name id twice; only a
 		// web_search item may (SPEC §4.1), whatever the record's type.
+		rec.Where = "item.id"
 		return audit.DuplicateKey
 	}
 	if typ == nil || stream.TypeOf(typ) != stream.String {
-		return audit.SchemaViolation
+		return rec.violation("type")
 	}
 	t := recordTypeOf(stream.Unquote(typ))
 	rec.Type = t
@@ -319,62 +343,55 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 		// An unknown record is judged as a whole; its members are its own.
 		return 0
 	}
-	allowed := &recordTypes[t].members
+	desc := &recordTypes[t]
 	for _, m := range others {
-		want := allowed[m.name]
+		want := desc.members[m.name]
 		if want == 0 {
-			rec.UnknownField = true
+			rec.unknown(desc.name)
 			continue
 		}
-		if !typeOK(m.value, want) {
-			bad = true
-			continue
-		}
-		switch m.name {
-		case nUsage:
+		path := recordPaths[t][m.name]
+		ok := typeOK(m.value, want)
+		switch {
+		case !ok:
+		case m.name == nUsage:
 			// usage is free-form: codex keeps adding counters (SPEC §4).
-			if !typedObject(m.value, &usageFields, nil) {
-				bad = true
-			}
-		case nError:
-			if !closedObject(m.value, &messageFields, rec) {
-				bad = true
-			}
+			ok = typedObject(m.value, &usageFields, nil, "")
+		case m.name == nError:
+			ok = typedObject(m.value, &messageFields, rec, path)
+		}
+		if !ok && bad == "" {
+			bad = path
 		}
 	}
-	if bad {
-		return audit.SchemaViolation
+	if bad != "" {
+		return rec.violation(bad)
 	}
 	switch t {
 	case ItemStarted, ItemUpdated, ItemCompleted:
 		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
-			return audit.SchemaViolation
+			return rec.violation(desc.name + ".item")
 		}
 		return d.decodeItem(line, id, itemType, loc.Result, rec)
 	}
 	if itemValue != nil {
-		rec.UnknownField = true
+		rec.unknown(desc.name)
 	}
 	return 0
 }
 
-// closedObject checks the members of obj against fields: a wrong type is a
-// schema violation (false); an unknown name marks rec.
-func closedObject(obj []byte, allowed *fields, rec *Record) bool {
-	return typedObject(obj, allowed, rec)
-}
-
 // typedObject checks the members of obj that fields names for their types
-// (false: a schema violation). Another name marks rec, or is allowed when
-// rec is nil: a free-form object such as usage.
-func typedObject(obj []byte, allowed *fields, rec *Record) bool {
+// (false: a schema violation). Another name is an unknown field of rec at
+// where, the object's place, or is allowed when rec is nil: a free-form
+// object such as usage.
+func typedObject(obj []byte, allowed *fields, rec *Record, where string) bool {
 	ok := true
 	stream.Members(obj, func(name, value []byte) bool {
 		want := allowed[nameOf(name)]
 		switch {
 		case want == 0:
 			if rec != nil {
-				rec.UnknownField = true
+				rec.unknown(where)
 			}
 		case !typeOK(value, want):
 			ok = false
@@ -384,8 +401,8 @@ func typedObject(obj []byte, allowed *fields, rec *Record) bool {
 	return ok
 }
 
-// closedResult is closedObject for an MCP result, from the members the
-// checker located in the record line, and keeps its content and
+// closedResult is typedObject for an MCP result (a closed object), from
+// the members the checker located in the record line, and keeps its content and
 // structured_content in it.
 func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) bool {
 	for _, sp := range members {
@@ -393,7 +410,7 @@ func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) boo
 		n := nameOf(name)
 		switch want := mcpResultFields[n]; {
 		case want == 0:
-			rec.UnknownField = true
+			rec.unknown(whereResult)
 		case !typeOK(value, want):
 			return false
 		case n == nContent:
@@ -410,12 +427,15 @@ func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) boo
 func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Record) audit.Code {
 	it := &rec.Item
 	ms := d.itemMembers
-	if id == nil || typ == nil || stream.TypeOf(id) != stream.String || stream.TypeOf(typ) != stream.String || len(id) <= 2 {
-		return audit.SchemaViolation
+	if typ == nil || stream.TypeOf(typ) != stream.String {
+		return rec.violation("item.type")
 	}
 	t := itemTypeOf(stream.Unquote(typ))
 	it.Type = t
-	allowed := &itemTypes[t].members
+	if id == nil || stream.TypeOf(id) != stream.String || len(id) <= 2 {
+		return rec.violation(itemIDPaths[t])
+	}
+	desc := &itemTypes[t]
 	var server, tool, args []byte
 	hasArgs, hasStatus := false, false
 	bad := false
@@ -423,15 +443,15 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 		if t == UnknownItem {
 			break // an unknown item is judged as a whole
 		}
-		want := allowed[m.name]
+		want := desc.members[m.name]
 		if want == 0 {
-			rec.UnknownField = true
+			rec.unknown(desc.name)
 			continue
 		}
 		value := m.value
+		path := itemPaths[t][m.name]
 		if !typeOK(value, want) {
-			bad = true
-			break
+			return rec.violation(path)
 		}
 		switch m.name {
 		case nStatus:
@@ -439,7 +459,7 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 			st := statusOf(stream.Unquote(value))
 			if st == OtherStatus || !hasStatusValue(t, st) {
 				st = OtherStatus
-				rec.UnknownField = true
+				rec.unknown(path)
 			}
 			it.Status = st
 		case nServer:
@@ -447,25 +467,23 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 		case nTool:
 			tool = value
 			if t == CollabToolCall && !oneOf(stream.Text(value), collabTools) {
-				rec.UnknownField = true
+				rec.unknown(path)
 			}
 		case nArguments:
 			hasArgs = true
 			args = value
 		case nResult:
 			it.Result = value
-			if stream.TypeOf(value) == stream.Object && !closedResult(line, result, it, rec) {
-				bad = true
-			}
+			bad = stream.TypeOf(value) == stream.Object && !closedResult(line, result, it, rec)
 		case nError:
 			it.Error = value
-			if stream.TypeOf(value) == stream.Object && !closedObject(value, &messageFields, rec) {
-				bad = true
-			}
+			bad = stream.TypeOf(value) == stream.Object && !typedObject(value, &messageFields, rec, path)
 		case nChanges:
-			bad = !closedElements(value, &changeFields, rec, "kind", changeKinds)
+			bad = !closedElements(value, &changeFields, rec, whereChange, "kind", whereChangeKind, changeKinds)
+			path = whereChange
 		case nItems:
-			bad = !closedElements(value, &todoFields, rec, "", nil)
+			bad = !closedElements(value, &todoFields, rec, whereTodo, "", "", nil)
+			path = whereTodo
 		case nReceiverThreadIDs:
 			stream.Elements(value, func(e []byte) bool {
 				bad = stream.TypeOf(e) != stream.String
@@ -473,15 +491,19 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 			})
 		}
 		if bad {
-			break
+			return rec.violation(path)
 		}
 	}
-	if bad {
-		return audit.SchemaViolation
-	}
 	if t == McpToolCall {
-		if server == nil || tool == nil || !hasArgs || !hasStatus {
-			return audit.SchemaViolation
+		switch {
+		case server == nil:
+			return rec.violation(itemPaths[McpToolCall][nServer])
+		case tool == nil:
+			return rec.violation(itemPaths[McpToolCall][nTool])
+		case !hasArgs:
+			return rec.violation(itemPaths[McpToolCall][nArguments])
+		case !hasStatus:
+			return rec.violation(itemPaths[McpToolCall][nStatus])
 		}
 		it.Server = stream.Unquote(server)
 		it.Tool = stream.Unquote(tool)
@@ -555,19 +577,20 @@ func oneOf(s string, set []string) bool {
 	return false
 }
 
-// closedElements checks an array of closed objects; enumField, when set,
-// names a member whose value must be in enum.
-func closedElements(arr []byte, allowed *fields, rec *Record, enumField string, enum []string) bool {
+// closedElements checks an array of closed objects, found at where;
+// enumField, when set, names a member whose value must be in enum, found at
+// enumWhere.
+func closedElements(arr []byte, allowed *fields, rec *Record, where, enumField, enumWhere string, enum []string) bool {
 	ok := true
 	stream.Elements(arr, func(e []byte) bool {
-		if stream.TypeOf(e) != stream.Object || !closedObject(e, allowed, rec) {
+		if stream.TypeOf(e) != stream.Object || !typedObject(e, allowed, rec, where) {
 			ok = false
 			return false
 		}
 		if enumField != "" {
 			stream.Members(e, func(name, value []byte) bool {
 				if string(name) == enumField && !oneOf(stream.Text(value), enum) {
-					rec.UnknownField = true
+					rec.unknown(enumWhere)
 				}
 				return true
 			})

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,8 +69,8 @@ func runDecodeCases(t *testing.T, tests []decodeCase) {
 			if code != tc.code {
 				t.Fatalf("Decode(%s) = %s, want %s", tc.line, codeOrOK(code), codeOrOK(tc.code))
 			}
-			if code == 0 && rec.UnknownField != tc.unknown {
-				t.Errorf("Decode(%s): UnknownField = %v, want %v", tc.line, rec.UnknownField, tc.unknown)
+			if code == 0 && rec.UnknownField() != tc.unknown {
+				t.Errorf("Decode(%s): UnknownField = %v, want %v", tc.line, rec.UnknownField(), tc.unknown)
 			}
 		})
 	}
@@ -386,8 +387,8 @@ func TestDecoderReuse(t *testing.T) {
 	var rec Record
 	for i, s := range seq {
 		code := d.Decode([]byte(s.line), &rec)
-		if code != s.code || code == 0 && rec.UnknownField != s.unknown {
-			t.Errorf("record %d: Decode(%s) = %s, UnknownField %v; want %s, %v", i+1, s.line, codeOrOK(code), rec.UnknownField, codeOrOK(s.code), s.unknown)
+		if code != s.code || code == 0 && rec.UnknownField() != s.unknown {
+			t.Errorf("record %d: Decode(%s) = %s, UnknownField %v; want %s, %v", i+1, s.line, codeOrOK(code), rec.UnknownField(), codeOrOK(s.code), s.unknown)
 		}
 		if code == 0 && rec.Item.Type != McpToolCall && (rec.Item.Server != nil || rec.Item.Arguments != nil) {
 			t.Errorf("record %d: Decode(%s) kept the previous record's mcp fields", i+1, s.line)
@@ -438,5 +439,70 @@ func TestDecoderRecentIdentities(t *testing.T) {
 	// The arguments above are four JSON values.
 	if len(identities) != 4 {
 		t.Errorf("identities of the arguments: %q, want 4 groups", identities)
+	}
+}
+
+// TestDecodePlaces checks the places a decoded record names (SPEC §7.1):
+// for a schema violation the member missing or mistyped, for unknown fields
+// the object that holds them; always names of the contract, never of the
+// input.
+func TestDecodePlaces(t *testing.T) {
+	tests := []struct {
+		name, line string
+		code       audit.Code
+		places     []string // rec.Where for a code, rec.Unknown otherwise
+	}{
+		{"record type missing", `{"thread_id":"t"}`, audit.SchemaViolation, []string{"type"}},
+		{"item missing", `{"type":"item.completed"}`, audit.SchemaViolation, []string{"item.completed.item"}},
+		{"item type missing", wrap("item.completed", `{"id":"item_0","text":"x"}`), audit.SchemaViolation, []string{"item.type"}},
+		{"item id empty", wrap("item.completed", sub(agentMessage, `"item_0"`, `""`)), audit.SchemaViolation, []string{"agent_message.id"}},
+		{"item id missing, unknown type", wrap("item.completed", `{"type":"plan"}`), audit.SchemaViolation, []string{"item.id"}},
+		{"thread_id number", `{"type":"thread.started","thread_id":1}`, audit.SchemaViolation, []string{"thread.started.thread_id"}},
+		{"usage count string", sub(usage4, `"input_tokens":10`, `"input_tokens":"10"`), audit.SchemaViolation, []string{"turn.completed.usage"}},
+		{"turn.failed message number", `{"type":"turn.failed","error":{"message":1}}`, audit.SchemaViolation, []string{"turn.failed.error"}},
+		{"mcp server missing", wrap("item.started", sub(mcpStart, `"server":"cairn-memory",`, ``)), audit.SchemaViolation, []string{"mcp_tool_call.server"}},
+		{"mcp status missing", wrap("item.started", sub(mcpStart, `,"status":"in_progress"`, ``)), audit.SchemaViolation, []string{"mcp_tool_call.status"}},
+		{"mcp tool null", wrap("item.started", sub(mcpStart, `"memory_search"`, `null`)), audit.SchemaViolation, []string{"mcp_tool_call.tool"}},
+		{"mcp result content string", wrap("item.completed", sub(mcpDone, `"content":[{"type":"text","text":"{}"}]`, `"content":"x"`)), audit.SchemaViolation, []string{"mcp_tool_call.result"}},
+		{"change path number", wrap("item.completed", sub(fileChange, `"path":"/r/a"`, `"path":1`)), audit.SchemaViolation, []string{"file_change.changes[]"}},
+		{"todo entry not an object", wrap("item.updated", sub(todoList, `{"text":"a","completed":false}`, `"a"`)), audit.SchemaViolation, []string{"todo_list.items[]"}},
+		{"command exit code string", wrap("item.completed", sub(commandDone, `"exit_code":0`, `"exit_code":"0"`)), audit.SchemaViolation, []string{"command_execution.exit_code"}},
+		{"id twice outside web_search", wrap("item.started", sub(commandStart, `"command"`, `"id":"x","command"`)), audit.DuplicateKey, []string{"item.id"}},
+
+		{"record member", `{"type":"turn.started","turn_id":"t"}`, 0, []string{"turn.started"}},
+		{"item on a turn record", `{"type":"turn.started","item":{}}`, 0, []string{"turn.started"}},
+		{"item member", wrap("item.completed", sub(commandDone, `"status"`, `"duration_ms":5,"status"`)), 0, []string{"command_execution"}},
+		{"status value", wrap("item.completed", sub(mcpDone, `"completed"`, `"running"`)), 0, []string{"mcp_tool_call.status"}},
+		{"result member", wrap("item.completed", sub(mcpDone, `"structured_content"`, `"isError":false,"structured_content"`)), 0, []string{"mcp_tool_call.result"}},
+		{"error member", wrap("item.completed", sub(mcpFailed, `"message"`, `"code":-32000,"message"`)), 0, []string{"mcp_tool_call.error"}},
+		{"turn error member", `{"type":"turn.failed","error":{"message":"x","code":429}}`, 0, []string{"turn.failed.error"}},
+		{"change entry and kind", wrap("item.completed", sub(fileChange, `{"path":"/r/b","kind":"delete"}`, `{"path":"/r/b","kind":"move","diff":"-x"}`)), 0, []string{"file_change.changes[]", "file_change.changes[].kind"}},
+		{"todo entry", wrap("item.updated", sub(todoList, `{"text":"b","completed":true}`, `{"text":"b","completed":true,"id":3}`)), 0, []string{"todo_list.items[]"}},
+		{"collab tool, twice the item", wrap("item.started", sub(sub(collabStart, `"spawn_agent"`, `"fork_agent"`), `"status":"in_progress"`, `"status":"in_progress","a":1,"b":2`)), 0, []string{"collab_tool_call.tool", "collab_tool_call"}},
+		{"free-form usage", sub(usage4, `"input_tokens"`, `"total":1,"input_tokens"`), 0, []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, code := decodeLine(t, tc.line)
+			if code != tc.code {
+				t.Fatalf("Decode(%s) = %s, want %s", tc.line, codeOrOK(code), codeOrOK(tc.code))
+			}
+			got := append([]string{}, rec.Unknown...)
+			if code != 0 {
+				got = []string{rec.Where}
+			}
+			if !slices.Equal(got, tc.places) {
+				t.Errorf("Decode(%s): places %q, want %q", tc.line, got, tc.places)
+			}
+		})
+	}
+}
+
+// TestMemberNames checks memberNames against nameOf, both ways.
+func TestMemberNames(t *testing.T) {
+	for n := noName + 1; n < numNames; n++ {
+		if got := nameOf([]byte(memberNames[n])); got != n {
+			t.Errorf("nameOf(%q) = %d, want %d", memberNames[n], got, n)
+		}
 	}
 }

@@ -16,6 +16,9 @@ type Codex struct {
 	machine *lifecycle.Machine
 	rec     lifecycle.Record
 	text    textJSON
+	n       int // the record being read
+	// failedAt is the line of turn.failed, 0 before it.
+	failedAt int
 }
 
 // NewCodex returns a normalizer that feeds e.
@@ -44,28 +47,38 @@ func (c *Codex) Checked(line []byte, n int, v stream.Verdict) error {
 	if v.Code != 0 {
 		return audit.Invalid(v.Code, n, v.Cause)
 	}
+	c.n = n
 	rec := &c.rec
 	if code := c.decoder.DecodeChecked(line, v.Located, rec); code != 0 {
 		if c.machine.Ended() {
-			code = audit.EventAfterTerminalTurn // SPEC §4.2: whatever its type
+			// SPEC §4.2: whatever its type; the type may be unreadable.
+			return audit.Invalid(audit.EventAfterTerminalTurn, n, nil)
 		}
-		return audit.Invalid(code, n, nil)
+		return audit.InvalidAt(code, n, rec.Where, nil)
 	}
 	step, code := c.machine.Apply(rec)
-	if code != 0 {
-		return audit.Invalid(code, n, nil)
+	switch code {
+	case 0:
+	case audit.DuplicateItemID, audit.OrphanUpdate, audit.ItemMismatch:
+		return audit.InvalidAt(code, n, rec.Place(), nil)
+	default: // the turn FSM's codes
+		return audit.InvalidAt(code, n, rec.Type.String(), nil)
 	}
-	if rec.UnknownField && !step.Outside {
-		c.engine.Note(audit.UnknownField)
+	if !step.Outside {
+		for _, where := range rec.Unknown {
+			c.engine.Note(audit.UnknownField, n, where)
+		}
 	}
 	switch rec.Type {
 	case lifecycle.UnknownRecord:
-		code = c.engine.Add(audit.Event{Kind: audit.EventUnknown})
+		code = c.engine.Add(audit.Event{Kind: audit.EventUnknown, Record: n})
 	case lifecycle.StreamError:
-		code = c.engine.Add(audit.Event{Kind: audit.EventStreamError})
+		code = c.engine.Add(audit.Event{Kind: audit.EventStreamError, Record: n})
+	case lifecycle.TurnFailed:
+		c.failedAt = n
 	case lifecycle.ItemStarted, lifecycle.ItemUpdated, lifecycle.ItemCompleted:
 		if step.Outside {
-			code = c.engine.Add(audit.Event{Kind: audit.EventUnknown})
+			code = c.engine.Add(audit.Event{Kind: audit.EventUnknown, Record: n, Where: rec.Type.String()})
 			break
 		}
 		code = c.item(step)
@@ -89,7 +102,7 @@ func (c *Codex) item(step lifecycle.Step) audit.Code {
 		case lifecycle.Reasoning:
 			kind = audit.EventReasoning
 		}
-		return c.engine.Add(audit.Event{Kind: kind})
+		return c.engine.Add(audit.Event{Kind: kind, Record: c.n, Where: c.rec.Place()})
 	}
 	switch step.Event {
 	case lifecycle.EvStart:
@@ -107,7 +120,8 @@ func (c *Codex) item(step lifecycle.Step) audit.Code {
 
 func (c *Codex) call(step lifecycle.Step, terminalOnly bool) audit.Event {
 	it := &c.rec.Item
-	ev := audit.Event{Kind: audit.EventCall, Ref: step.Seq, TerminalOnly: terminalOnly}
+	ev := audit.Event{Kind: audit.EventCall, Ref: step.Seq, TerminalOnly: terminalOnly,
+		Record: c.n, Where: c.rec.Place()}
 	switch it.Type {
 	case lifecycle.UnknownItem:
 		ev.UnknownType = true
@@ -138,7 +152,19 @@ func projectScoped(args []byte) bool {
 
 func (c *Codex) result(step lifecycle.Step) audit.Event {
 	it := &c.rec.Item
-	ev := audit.Event{Kind: audit.EventResult, Ref: step.Seq}
+	ev := audit.Event{Kind: audit.EventResult, Ref: step.Seq, Record: c.n, Where: c.rec.Place()}
+	// The place that decided the outcome: the error, else a result object,
+	// else the status.
+	errored := it.Error != nil && stream.TypeOf(it.Error) != stream.Null
+	switch {
+	case errored:
+		ev.Where = it.Type.ErrorPlace()
+	case it.Type == lifecycle.McpToolCall && stream.TypeOf(it.Result) == stream.Object &&
+		it.Status != lifecycle.InProgress && it.Status != lifecycle.OtherStatus:
+		ev.Where = it.Type.ResultPlace()
+	case it.Type.StatusPlace() != "":
+		ev.Where = it.Type.StatusPlace()
+	}
 	switch it.Status {
 	case lifecycle.InProgress:
 		ev.Outcome = audit.Unfinished
@@ -148,7 +174,7 @@ func (c *Codex) result(step lifecycle.Step) audit.Event {
 	case lifecycle.OtherStatus:
 		ev.Outcome = audit.Unrecognized
 	}
-	if it.Error != nil && stream.TypeOf(it.Error) != stream.Null {
+	if errored {
 		ev.Outcome = audit.Failed
 	}
 	if it.Type == lifecycle.McpToolCall && ev.Outcome == audit.OK {
@@ -172,7 +198,11 @@ func (c *Codex) retrieval(it *lifecycle.Item) bool {
 
 // End reports the end of input to the engine.
 func (c *Codex) End() {
-	if code := c.machine.End(); code != 0 {
-		c.engine.Note(code)
+	switch code := c.machine.End(); code {
+	case audit.TurnFailed:
+		c.engine.Note(code, c.failedAt, lifecycle.TurnFailed.String())
+	case 0:
+	default: // no terminal record: the input as a whole
+		c.engine.Note(code, -1, "")
 	}
 }

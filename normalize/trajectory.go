@@ -51,15 +51,14 @@ type callState struct {
 type Trajectory struct {
 	engines map[string]*audit.Engine
 
-	harness       string
-	seen          map[string]bool // required top-level members seen
-	lastSeq       int64
-	haveSeq       bool
-	calls         map[lifecycle.Key]callState
-	capture       bool
-	unknownFields bool
-	text          textJSON
-	seq           int64 // scratch for the event being decoded
+	harness string
+	seen    map[string]bool // required top-level members seen
+	lastSeq int64
+	haveSeq bool
+	calls   map[lifecycle.Key]callState
+	capture bool
+	text    textJSON
+	seq     int64 // scratch for the event being decoded
 }
 
 // NewTrajectory returns a trajectory normalizer for the policy.
@@ -87,7 +86,11 @@ func (t *Trajectory) Engine() *audit.Engine {
 	return t.engines[Harnesses[0]]
 }
 
-func invalid(code audit.Code, record int) error { return audit.Invalid(code, record, nil) }
+// invalid rejects the document with code at record (-1: none) and where, a
+// place of SPEC §5 ("capture.truncated", "events[]", "tool_result.payload").
+func invalid(code audit.Code, record int, where string) error {
+	return audit.InvalidAt(code, record, where, nil)
+}
 
 // each applies f to every engine.
 func (t *Trajectory) each(f func(h string, e *audit.Engine) audit.Code) audit.Code {
@@ -99,8 +102,14 @@ func (t *Trajectory) each(f func(h string, e *audit.Engine) audit.Code) audit.Co
 	return 0
 }
 
-func (t *Trajectory) note(code audit.Code) {
-	t.each(func(_ string, e *audit.Engine) audit.Code { e.Note(code); return 0 })
+func (t *Trajectory) note(code audit.Code, record int, where string) {
+	t.each(func(_ string, e *audit.Engine) audit.Code { e.Note(code, record, where); return 0 })
+}
+
+// unknownField notes a member outside the contract in the object at where
+// ("" for the document itself), at record.
+func (t *Trajectory) unknownField(record int, where string) {
+	t.note(audit.UnknownField, record, where)
 }
 
 func (t *Trajectory) add(ev audit.Event) audit.Code {
@@ -113,17 +122,17 @@ func (t *Trajectory) Member(name string, v []byte) error {
 	switch name {
 	case "schema_version":
 		if !stream.IsInteger(v) {
-			return invalid(audit.SchemaViolation, -1)
+			return invalid(audit.SchemaViolation, -1, name)
 		}
 		if string(v) != "1" {
-			return invalid(audit.UnsupportedSchemaVersion, -1)
+			return invalid(audit.UnsupportedSchemaVersion, -1, name)
 		}
 		ok = true
 	case "session_id", "project_root":
 		ok = stream.TypeOf(v) == stream.String
 	case "harness":
 		if stream.TypeOf(v) != stream.String {
-			return invalid(audit.SchemaViolation, -1)
+			return invalid(audit.SchemaViolation, -1, name)
 		}
 		h := stream.Text(v)
 		for _, s := range Harnesses {
@@ -132,22 +141,22 @@ func (t *Trajectory) Member(name string, v []byte) error {
 			}
 		}
 		if t.harness == "" {
-			return invalid(audit.UnsupportedHarness, -1)
+			return invalid(audit.UnsupportedHarness, -1, name)
 		}
 		ok = true
 	case "started_at", "ended_at":
 		ok = isTimestamp(v)
 	case "events":
 		// Reached only when `events` is not an array.
-		return invalid(audit.SchemaViolation, -1)
+		return invalid(audit.SchemaViolation, -1, name)
 	case "capture":
 		return t.captureMember(v)
 	default:
-		t.unknownFields = true
+		t.unknownField(-1, "")
 		return nil
 	}
 	if !ok {
-		return invalid(audit.SchemaViolation, -1)
+		return invalid(audit.SchemaViolation, -1, name)
 	}
 	t.seen[name] = true
 	return nil
@@ -206,7 +215,7 @@ func isDigits(s string) bool {
 
 func (t *Trajectory) captureMember(v []byte) error {
 	if stream.TypeOf(v) != stream.Object {
-		return invalid(audit.SchemaViolation, -1)
+		return invalid(audit.SchemaViolation, -1, "capture")
 	}
 	// Members are matched by their exact names: a JSON decoder that folds
 	// case would take "Captured_At" for the required "captured_at".
@@ -222,23 +231,30 @@ func (t *Trajectory) captureMember(v []byte) error {
 		case "truncated":
 			truncated = value
 		default:
-			t.unknownFields = true
+			t.unknownField(-1, "capture")
 		}
 		return true
 	})
 	reasoning, ok1 := count(reasoningBlocks)
 	unknown, ok2 := count(unknownRecords)
-	if !isTimestamp(capturedAt) || !ok1 || !ok2 || stream.TypeOf(truncated) != stream.Bool {
-		return invalid(audit.SchemaViolation, -1)
+	switch {
+	case !isTimestamp(capturedAt):
+		return invalid(audit.SchemaViolation, -1, "capture.captured_at")
+	case !ok1:
+		return invalid(audit.SchemaViolation, -1, "capture.omitted_reasoning_blocks")
+	case !ok2:
+		return invalid(audit.SchemaViolation, -1, "capture.omitted_unknown_records")
+	case stream.TypeOf(truncated) != stream.Bool:
+		return invalid(audit.SchemaViolation, -1, "capture.truncated")
 	}
 	t.each(func(_ string, e *audit.Engine) audit.Code {
 		e.AddReasoning(reasoning)
 		e.AddUnknownRecords(unknown)
 		if unknown > 0 {
-			e.Note(audit.UnknownRecordsOmitted)
+			e.Note(audit.UnknownRecordsOmitted, -1, "capture.omitted_unknown_records")
 		}
 		if string(truncated) == "true" {
-			e.Note(audit.CaptureTruncated)
+			e.Note(audit.CaptureTruncated, -1, "capture.truncated")
 		}
 		return 0
 	})
@@ -266,7 +282,7 @@ type event struct {
 // Event takes the element at index i of `events`.
 func (t *Trajectory) Event(v []byte, i int) error {
 	if stream.TypeOf(v) != stream.Object {
-		return invalid(audit.SchemaViolation, i)
+		return invalid(audit.SchemaViolation, i, "events[]")
 	}
 	var ev event
 	stream.Members(v, func(name, value []byte) bool {
@@ -278,28 +294,33 @@ func (t *Trajectory) Event(v []byte, i int) error {
 		case "payload":
 			ev.payload = value
 		default:
-			t.unknownFields = true
+			t.unknownField(i, "events[]")
 		}
 		return true
 	})
-	if !stream.IsInteger(ev.sequence) || stream.TypeOf(ev.kind) != stream.String || stream.TypeOf(ev.payload) != stream.Object {
-		return invalid(audit.SchemaViolation, i)
+	switch {
+	case !stream.IsInteger(ev.sequence):
+		return invalid(audit.SchemaViolation, i, whereSequence)
+	case stream.TypeOf(ev.kind) != stream.String:
+		return invalid(audit.SchemaViolation, i, "events[].kind")
+	case stream.TypeOf(ev.payload) != stream.Object:
+		return invalid(audit.SchemaViolation, i, "events[].payload")
 	}
 	// Decoded into the normalizer's own field: a local would escape to
 	// the heap through Unmarshal, once per event.
 	if err := json.Unmarshal(ev.sequence, &t.seq); err != nil {
-		return audit.Invalid(audit.SchemaViolation, i, err)
+		return audit.InvalidAt(audit.SchemaViolation, i, whereSequence, err)
 	}
 	seq := t.seq
 	switch {
 	case !t.haveSeq:
 		if seq != 0 {
-			t.note(audit.SequenceGap)
+			t.note(audit.SequenceGap, i, whereSequence)
 		}
 	case seq <= t.lastSeq:
-		return invalid(audit.SequenceOutOfOrder, i)
+		return invalid(audit.SequenceOutOfOrder, i, whereSequence)
 	case seq != t.lastSeq+1:
-		t.note(audit.SequenceGap)
+		t.note(audit.SequenceGap, i, whereSequence)
 	}
 	t.haveSeq, t.lastSeq = true, seq
 
@@ -310,31 +331,33 @@ func (t *Trajectory) Event(v []byte, i int) error {
 	case "tool_result":
 		return t.result(ev.payload, i)
 	case "model_output", "user_input":
+		kind, where := audit.EventCounted, "user_input.payload"
+		if stream.TextIs(ev.kind, "model_output") {
+			kind, where = audit.EventNarration, "model_output.payload"
+		}
 		var text []byte
 		stream.Members(ev.payload, func(name, value []byte) bool {
 			if string(name) == "text" {
 				text = value
 			} else {
-				t.unknownFields = true
+				t.unknownField(i, where)
 			}
 			return true
 		})
 		if stream.TypeOf(text) != stream.String {
-			return invalid(audit.SchemaViolation, i)
+			return invalid(audit.SchemaViolation, i, where+".text")
 		}
-		kind := audit.EventCounted
-		if stream.TextIs(ev.kind, "model_output") {
-			kind = audit.EventNarration
-		}
-		code = t.add(audit.Event{Kind: kind})
+		code = t.add(audit.Event{Kind: kind, Record: i})
 	default:
-		code = t.add(audit.Event{Kind: audit.EventUnknown})
+		code = t.add(audit.Event{Kind: audit.EventUnknown, Record: i})
 	}
 	if code != 0 {
-		return invalid(code, i)
+		return invalid(code, i, "")
 	}
 	return nil
 }
+
+const whereSequence = "events[].sequence"
 
 func callKey(id []byte) lifecycle.Key { return lifecycle.KeyOf(stream.Unquote(id)) }
 
@@ -349,25 +372,31 @@ func (t *Trajectory) invocation(p []byte, i int) error {
 		case "input":
 			input = value
 		default:
-			t.unknownFields = true
+			t.unknownField(i, "tool_invocation.payload")
 		}
 		return true
 	})
-	if stream.TypeOf(id) != stream.String || stream.TypeOf(tool) != stream.String || stream.TypeOf(input) != stream.Object {
-		return invalid(audit.SchemaViolation, i)
+	switch {
+	case stream.TypeOf(id) != stream.String:
+		return invalid(audit.SchemaViolation, i, "tool_invocation.payload.call_id")
+	case stream.TypeOf(tool) != stream.String:
+		return invalid(audit.SchemaViolation, i, "tool_invocation.payload.tool_name")
+	case stream.TypeOf(input) != stream.Object:
+		return invalid(audit.SchemaViolation, i, "tool_invocation.payload.input")
 	}
 	k := callKey(id)
 	if _, dup := t.calls[k]; dup {
-		return invalid(audit.DuplicateCallID, i)
+		return invalid(audit.DuplicateCallID, i, "tool_invocation.payload.call_id")
 	}
 	t.calls[k] = callState{ref: i}
 	name := stream.Text(tool)
 	scoped := projectScoped(input)
 	code := t.each(func(h string, e *audit.Engine) audit.Code {
-		return e.Add(audit.Event{Kind: audit.EventCall, Ref: i, Tool: memoryTool(h, name), ProjectScoped: scoped})
+		return e.Add(audit.Event{Kind: audit.EventCall, Ref: i, Tool: memoryTool(h, name), ProjectScoped: scoped,
+			Record: i, Where: "tool_invocation"})
 	})
 	if code != 0 {
-		return invalid(code, i)
+		return invalid(code, i, "")
 	}
 	return nil
 }
@@ -383,31 +412,36 @@ func (t *Trajectory) result(p []byte, i int) error {
 		case "output":
 			output = value
 		default:
-			t.unknownFields = true
+			t.unknownField(i, "tool_result.payload")
 		}
 		return true
 	})
-	if stream.TypeOf(id) != stream.String || stream.TypeOf(isError) != stream.Bool || output == nil {
-		return invalid(audit.SchemaViolation, i)
+	switch {
+	case stream.TypeOf(id) != stream.String:
+		return invalid(audit.SchemaViolation, i, "tool_result.payload.call_id")
+	case stream.TypeOf(isError) != stream.Bool:
+		return invalid(audit.SchemaViolation, i, "tool_result.payload.is_error")
+	case output == nil:
+		return invalid(audit.SchemaViolation, i, "tool_result.payload.output")
 	}
 	k := callKey(id)
 	c, ok := t.calls[k]
 	switch {
 	case !ok:
-		return invalid(audit.OrphanResult, i)
+		return invalid(audit.OrphanResult, i, "tool_result.payload.call_id")
 	case c.result:
-		return invalid(audit.DuplicateResult, i)
+		return invalid(audit.DuplicateResult, i, "tool_result.payload.call_id")
 	}
 	c.result = true
 	t.calls[k] = c
-	ev := audit.Event{Kind: audit.EventResult, Ref: c.ref}
+	ev := audit.Event{Kind: audit.EventResult, Ref: c.ref, Record: i, Where: "tool_result"}
 	if string(isError) == "true" {
 		ev.Outcome = audit.Failed
 	} else {
 		ev.Retrieval = t.outputRetrieval(output)
 	}
 	if code := t.add(ev); code != 0 {
-		return invalid(code, i)
+		return invalid(code, i, "")
 	}
 	return nil
 }
@@ -432,14 +466,29 @@ func (t *Trajectory) outputRetrieval(v []byte) bool {
 func (t *Trajectory) End(hasEvents bool) (*audit.Engine, error) {
 	for _, name := range []string{"schema_version", "session_id", "harness", "project_root", "started_at", "ended_at"} {
 		if !t.seen[name] {
-			return nil, invalid(audit.SchemaViolation, -1)
+			return nil, invalid(audit.SchemaViolation, -1, name)
 		}
 	}
-	if !t.capture || !hasEvents {
-		return nil, invalid(audit.SchemaViolation, -1)
-	}
-	if t.unknownFields {
-		t.note(audit.UnknownField)
+	switch {
+	case !t.capture:
+		return nil, invalid(audit.SchemaViolation, -1, "capture")
+	case !hasEvents:
+		return nil, invalid(audit.SchemaViolation, -1, "events")
 	}
 	return t.Engine(), nil
+}
+
+// TrajectoryPlaces lists every place a trajectory finding or error may name
+// (SPEC §5's members and paths), for tests and tools that check a report.
+func TrajectoryPlaces() []string {
+	return []string{
+		"schema_version", "session_id", "harness", "project_root", "started_at", "ended_at", "events", "capture",
+		"capture.captured_at", "capture.omitted_reasoning_blocks", "capture.omitted_unknown_records", "capture.truncated",
+		"events[]", whereSequence, "events[].kind", "events[].payload",
+		"tool_invocation", "tool_invocation.payload", "tool_invocation.payload.call_id",
+		"tool_invocation.payload.tool_name", "tool_invocation.payload.input",
+		"tool_result", "tool_result.payload", "tool_result.payload.call_id",
+		"tool_result.payload.is_error", "tool_result.payload.output",
+		"model_output.payload", "model_output.payload.text", "user_input.payload", "user_input.payload.text",
+	}
 }

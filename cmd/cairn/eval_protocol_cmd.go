@@ -164,6 +164,7 @@ func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 	rep.SetDigest(in.Sum())
 	rep.Counts = counts
 	rep.Conclude(checks)
+	rep.SetFindings(engine.Findings())
 }
 
 func asInputError(err error) *audit.InputError {

@@ -34,5 +34,17 @@ func (c *explainCmd) Run(e *env) error {
 		return statusError(2)
 	}
 	fmt.Fprintf(e.stdout, "%s (%s)\n  meaning: %s\n  next:    %s\n", code, kindNames[code.Kind()], code.Meaning(), code.Next())
+	if w := whereTexts[code.Kind()]; w != "" {
+		fmt.Fprintf(e.stdout, "  where:   %s\n", w)
+	}
 	return nil
+}
+
+// whereTexts say where a report shows what a code was about (SPEC §7.1).
+var whereTexts = map[audit.Kind]string{
+	audit.KindInvalid:       "the report's error gives the line or event, and for schema_violation the member missing or of the wrong type",
+	audit.KindEvidence:      "the report's findings give the first line or event where it was seen and the place in the contract",
+	audit.KindCheck:         "the report's findings give the first line or event where it was seen and the place in the contract",
+	audit.KindFail:          "the report's findings give the line or event of the call that decided it",
+	audit.KindInformational: "the report's findings give the line or event of the call",
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/lifecycle"
+	"github.com/cairn-audit/cairn/normalize"
 )
 
 // FuzzAudit runs arbitrary bytes, as a codex export on standard input,
@@ -129,6 +131,7 @@ func FuzzAuditTrajectory(f *testing.F) {
 func fzTrajectoryVocabulary(docs [][]byte) string {
 	var b strings.Builder
 	b.WriteString("claude-code opencode pi\n")
+	b.WriteString(strings.Join(normalize.TrajectoryPlaces(), "\n") + "\n")
 	for _, c := range audit.Codes() {
 		b.WriteString(c.String() + "\n" + c.Meaning() + "\n" + c.Next() + "\n")
 	}
@@ -169,10 +172,16 @@ type fzReportJSON struct {
 		State string   `json:"state"`
 		Codes []string `json:"codes"`
 	} `json:"checks"`
-	Counts map[string]int `json:"counts"`
-	Error  *struct {
-		Code   string `json:"code"`
-		Record *int   `json:"record"`
+	Counts   map[string]int `json:"counts"`
+	Findings []struct {
+		Code   string  `json:"code"`
+		Record *int    `json:"record"`
+		Where  *string `json:"where"`
+	} `json:"findings"`
+	Error *struct {
+		Code   string  `json:"code"`
+		Record *int    `json:"record"`
+		Where  *string `json:"where"`
 	} `json:"error"`
 	Limitations []string `json:"limitations"`
 }
@@ -190,13 +199,14 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 	if err := json.Unmarshal(stdout, &members); err != nil {
 		t.Fatalf("stdout is not a JSON object: %v", err)
 	}
-	for _, m := range []string{"schema", "enabled", "status", "exit_code", "input", "policy", "checks", "counts", "error", "limitations"} {
+	reportMembers := []string{"schema", "enabled", "status", "exit_code", "input", "policy", "checks", "counts", "findings", "error", "limitations"}
+	for _, m := range reportMembers {
 		if _, ok := members[m]; !ok {
 			t.Fatalf("report has no %q", m)
 		}
 	}
-	if len(members) != 10 {
-		t.Fatalf("report has %d members, want 10", len(members))
+	if len(members) != len(reportMembers) {
+		t.Fatalf("report has %d members, want %d", len(members), len(reportMembers))
 	}
 	var rep fzReportJSON
 	dec := json.NewDecoder(bytes.NewReader(stdout))
@@ -218,7 +228,7 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 	if rep.Input.Format != format || rep.Input.Source != "stdin" || !wantHarness[harness] {
 		t.Fatalf("input %+v, harness %s", rep.Input, harness)
 	}
-	if len(rep.Counts) != 10 || len(rep.Limitations) != 3 {
+	if len(rep.Counts) != 11 || len(rep.Limitations) != 3 || rep.Findings == nil {
 		t.Fatalf("counts %v, limitations %v", rep.Counts, rep.Limitations)
 	}
 	if rep.Status == "invalid" {
@@ -239,8 +249,15 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 		if !bytes.Contains(stderr, []byte(rep.Error.Code)) {
 			t.Fatalf("stderr %q does not name %s", stderr, rep.Error.Code)
 		}
+		if w := rep.Error.Where; w != nil && !fzPlaces(format)[*w] {
+			t.Fatalf("error at %q, not a place of the contract", *w)
+		}
+		if len(rep.Findings) != 0 {
+			t.Fatalf("invalid report with findings %v", rep.Findings)
+		}
 		return rep
 	}
+	fzFindings(t, format, rep)
 	if rep.Error != nil || rep.Checks == nil || len(*rep.Checks) != 4 || len(stderr) != 0 {
 		t.Fatalf("%s report with error %v, checks %v, stderr %q", rep.Status, rep.Error, rep.Checks, stderr)
 	}
@@ -266,12 +283,74 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 	return rep
 }
 
+// fzPlaces is the contract's vocabulary of places for format (SPEC §7.1):
+// a where outside it could be a name from the input.
+func fzPlaces(format string) map[string]bool {
+	ps := lifecycle.Places()
+	if format == audit.FormatTrajectory {
+		ps = normalize.TrajectoryPlaces()
+	}
+	m := map[string]bool{}
+	for _, p := range ps {
+		m[p] = true
+	}
+	return m
+}
+
+// fzFindings checks the findings of a report with checks: each names a code
+// of the checks, a record within the input and a place of the contract,
+// once per (code, where), by record (the input as a whole last) then code.
+func fzFindings(t *testing.T, format string, rep fzReportJSON) {
+	t.Helper()
+	reported := map[string]bool{}
+	for _, c := range *rep.Checks {
+		for _, code := range c.Codes {
+			reported[code] = true
+		}
+	}
+	places := fzPlaces(format)
+	if len(rep.Findings) > audit.MaxFindings {
+		t.Fatalf("%d findings", len(rep.Findings))
+	}
+	seen := map[string]bool{}
+	last, lastCode := -1, ""
+	for _, f := range rep.Findings {
+		if !reported[f.Code] {
+			t.Fatalf("finding %s is not a code of the checks", f.Code)
+		}
+		where := ""
+		if f.Where != nil {
+			where = *f.Where
+			if !places[where] {
+				t.Fatalf("finding %s at %q, not a place of the contract", f.Code, where)
+			}
+		}
+		if k := f.Code + "@" + where; seen[k] {
+			t.Fatalf("finding %s listed twice", k)
+		} else {
+			seen[k] = true
+		}
+		r := 1 << 62 // the input as a whole sorts last
+		if f.Record != nil {
+			r = *f.Record
+			if r < 0 || r > rep.Input.Records {
+				t.Fatalf("finding %s at record %d of %d", f.Code, r, rep.Input.Records)
+			}
+		}
+		if r < last || r == last && f.Code < lastCode {
+			t.Fatalf("findings out of order: %s at %d after %s at %d", f.Code, r, lastCode, last)
+		}
+		last, lastCode = r, f.Code
+	}
+}
+
 // fzVocabulary is every text a report may print whatever its input: the
-// codes with their meanings and advice, and the reports of the fixtures
-// and of an empty input in both modes. A piece of the input found there
-// is no evidence of a leak.
+// codes with their meanings and advice, the contract's places, and the
+// reports of the fixtures and of an empty input in both modes. A piece of
+// the input found there is no evidence of a leak.
 func fzVocabulary(f *testing.F, fixtures [][]byte) string {
 	var b strings.Builder
+	b.WriteString(strings.Join(lifecycle.Places(), "\n") + "\n")
 	for _, c := range audit.Codes() {
 		b.WriteString(c.String() + "\n" + c.Meaning() + "\n" + c.Next() + "\n")
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-audit/cairn/audit"
 )
 
 // TestPrivacyNoInputContent proves SPEC §7.2 over many generated codex
@@ -85,12 +87,27 @@ func TestPrivacyNoInputContent(t *testing.T) {
 					Status   string `json:"status"`
 					ExitCode int    `json:"exit_code"`
 					Error    *struct {
-						Code   string `json:"code"`
-						Record *int   `json:"record"`
+						Code   string  `json:"code"`
+						Record *int    `json:"record"`
+						Where  *string `json:"where"`
 					} `json:"error"`
+					Findings []struct {
+						Where *string `json:"where"`
+					} `json:"findings"`
 				}
 				if err := json.Unmarshal(stdout, &rep); err != nil {
 					t.Fatalf("%s: stdout is not one JSON object: %v", name, err)
+				}
+				// Every place named is the contract's: the canaries in
+				// unknown member names, types and tool names never are.
+				places := fzPlaces(audit.FormatCodex)
+				if rep.Error != nil && rep.Error.Where != nil && !places[*rep.Error.Where] {
+					t.Fatalf("%s: error at %q, not a place of the contract", name, *rep.Error.Where)
+				}
+				for _, f := range rep.Findings {
+					if f.Where != nil && !places[*f.Where] {
+						t.Fatalf("%s: finding at %q, not a place of the contract", name, *f.Where)
+					}
 				}
 				if rep.Status != status || rep.ExitCode != tc.exit {
 					t.Fatalf("%s: got status %q exit_code %d, want %q %d", name, rep.Status, rep.ExitCode, status, tc.exit)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairn-audit/cairn/audit"
 )
 
 // TestPrivacyTrajectory is the property of SPEC §7.2 for trajectories: no
@@ -104,9 +106,26 @@ func TestPrivacyTrajectory(t *testing.T) {
 						var rep struct {
 							Status   string `json:"status"`
 							ExitCode int    `json:"exit_code"`
+							Error    *struct {
+								Where *string `json:"where"`
+							} `json:"error"`
+							Findings []struct {
+								Where *string `json:"where"`
+							} `json:"findings"`
 						}
 						if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || rep.ExitCode != k.exit {
 							fail("report exit_code %d (%v), want %d", rep.ExitCode, err, k.exit)
+						}
+						// Every place named is the contract's, never a name
+						// from the document.
+						places := fzPlaces(audit.FormatTrajectory)
+						if rep.Error != nil && rep.Error.Where != nil && !places[*rep.Error.Where] {
+							fail("error at %q, not a place of the contract", *rep.Error.Where)
+						}
+						for _, f := range rep.Findings {
+							if f.Where != nil && !places[*f.Where] {
+								fail("finding at %q, not a place of the contract", *f.Where)
+							}
 						}
 					}
 					if t.Failed() {

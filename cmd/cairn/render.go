@@ -53,13 +53,9 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 	fmt.Fprintf(w, "%-22s narration %d, reasoning %d, stream errors %d, unknown records %d\n",
 		"", c.Narration, c.Reasoning, c.StreamErrors, c.UnknownRecords)
 	if r.Error != nil {
-		where := "the input as a whole"
-		if r.Error.Record != nil {
-			unit := "line"
-			if in.Format == audit.FormatTrajectory {
-				unit = "event"
-			}
-			where = fmt.Sprintf("%s %d", unit, *r.Error.Record)
+		where := recordText(in.Format, r.Error.Record)
+		if r.Error.Where != nil {
+			where += " (" + *r.Error.Where + ")"
 		}
 		fmt.Fprintf(w, "%-22s %s at %s: %s\n", "error", r.Error.Code, where, r.Error.Code.Meaning())
 		fmt.Fprintf(w, "%-22s %s\n", "next", r.Error.Code.Next())
@@ -83,12 +79,34 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 			}
 			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-22s %s %s", row.name, state, strings.Join(codes, " ")), " "))
 		}
+		label := "findings"
+		for _, f := range r.Findings {
+			line := recordText(in.Format, f.Record) + ": " + f.Code.String()
+			if f.Where != nil {
+				line += " at " + *f.Where
+			}
+			fmt.Fprintf(w, "%-22s %s\n", label, line)
+			label = ""
+		}
 	}
 	lim := make([]string, len(r.Limitations))
 	for i, l := range r.Limitations {
 		lim[i] = l.String()
 	}
 	fmt.Fprintf(w, "%-22s %s\n", "not certified", strings.Join(lim, " "))
+}
+
+// recordText names a record for people: "line 3" (JSONL), "event 3"
+// (trajectory), or the input as a whole.
+func recordText(format string, record *int) string {
+	if record == nil {
+		return "the input as a whole"
+	}
+	unit := "line"
+	if format == audit.FormatTrajectory {
+		unit = "event"
+	}
+	return fmt.Sprintf("%s %d", unit, *record)
 }
 
 // colorize paints a status or state word: only on a terminal without

@@ -46,6 +46,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"checks":      checksCmd,
 	"invalid":     invalidCmd,
 	"counts":      countsCmd,
+	"findings":    findingsCmd,
 	"gen":         genCmd,
 	"mkfifo":      mkfifoCmd,
 }
@@ -186,12 +187,13 @@ func checksCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// invalidCmd asserts an invalid report: its code and record (- for null).
+// invalidCmd asserts an invalid report: its code and record (- for null),
+// and when given its where (- for null).
 //
-//	invalid CODE RECORD
+//	invalid CODE RECORD [WHERE]
 func invalidCmd(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: invalid CODE RECORD")
+	if neg || len(args) != 2 && len(args) != 3 {
+		ts.Fatalf("usage: invalid CODE RECORD [WHERE]")
 	}
 	r := readReport(ts)
 	if r.Status != "invalid" || r.Error == nil || r.Checks != nil {
@@ -203,6 +205,44 @@ func invalidCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if r.Error.Code != args[0] || rec != args[1] {
 		ts.Fatalf("error %s at %s, want %s at %s", r.Error.Code, rec, args[0], args[1])
+	}
+	if len(args) == 3 {
+		where := "-"
+		if r.Error.Where != nil {
+			where = *r.Error.Where
+		}
+		if where != args[2] {
+			ts.Fatalf("error %s where %s, want %s", r.Error.Code, where, args[2])
+		}
+	}
+}
+
+// findingsCmd asserts the findings of the report, all of them in order,
+// each as RECORD:code@WHERE (- for a null record or where); none: findings -
+//
+//	findings 4:tool_before_project_search@command_execution -:turn_incomplete@-
+func findingsCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: findings RECORD:code@WHERE ... | findings -")
+	}
+	r := readReport(ts)
+	got := []string{}
+	for _, f := range r.Findings {
+		rec, where := "-", "-"
+		if f.Record != nil {
+			rec = strconv.Itoa(*f.Record)
+		}
+		if f.Where != nil {
+			where = *f.Where
+		}
+		got = append(got, rec+":"+f.Code+"@"+where)
+	}
+	want := args
+	if len(args) == 1 && args[0] == "-" {
+		want = []string{}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		ts.Fatalf("findings %q, want %q", got, want)
 	}
 }
 
