@@ -188,6 +188,19 @@ func (m *mockAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.answer(w, r.Context().Done(), req, st, fmt.Sprintf("classifier%d", n))
 		return
 	}
+	for _, t := range req.Tools {
+		if strings.HasPrefix(t.Type, "web_search") {
+			// The WebSearch tool's own request: the API runs the search.
+			st := step{blocks: []block{
+				{kind: "server_tool_use", id: "srvtoolu_01MockWebSearch", name: "web_search", input: o("query", "release ledger integer cents")},
+				{kind: "web_search_tool_result", id: "srvtoolu_01MockWebSearch", input: []any{o("type", "web_search_result", "title", "Ledgers in integer cents", "url", "https://example.invalid/ledger", "encrypted_content", "RW5jcnlwdGVkIG1vY2sgY29udGVudA==", "page_age", nil)}},
+				text("Ledgers usually keep amounts in integer cents."),
+			}}
+			m.logf("%d POST %s web_search tool request stream=%v -> server_tool_use+web_search_tool_result+text", n, r.URL.RequestURI(), req.Stream)
+			m.answer(w, r.Context().Done(), req, st, fmt.Sprintf("websearch%d", n))
+			return
+		}
+	}
 	if len(req.Tools) == 0 {
 		// Some other side request of the CLI (none seen so far).
 		m.logf("%d POST %s side request without tools stream=%v max_tokens=%d -> text", n, r.URL.RequestURI(), req.Stream, req.MaxTokens)
@@ -342,6 +355,20 @@ func (m *mockAPI) answer(w http.ResponseWriter, ctxDone <-chan struct{}, req api
 				full:  o("type", "thinking", "thinking", b.text, "signature", sig),
 				delta: d,
 			})
+			continue
+		case "server_tool_use":
+			raw, _ := json.Marshal(b.input)
+			d := []obj{o("type", "input_json_delta", "partial_json", "")}
+			d = append(d, chunks(string(raw), 16, func(s string) obj { return o("type", "input_json_delta", "partial_json", s) })...)
+			blocks = append(blocks, built{
+				start: o("type", "server_tool_use", "id", b.id, "name", b.name, "input", obj{}),
+				full:  o("type", "server_tool_use", "id", b.id, "name", b.name, "input", b.input),
+				delta: d,
+			})
+			continue
+		case "web_search_tool_result":
+			full := o("type", "web_search_tool_result", "tool_use_id", b.id, "content", b.input)
+			blocks = append(blocks, built{start: full, full: full})
 			continue
 		case "redacted_thinking":
 			blocks = append(blocks, built{

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
 )
@@ -18,5 +19,8 @@ func readmeText() string {
 	return b.String()
 }
 
-const readmeHead = "# Real Claude Code stream-json captures\n\n"
-const readmeTail = ""
+//go:embed readme_head.md
+var readmeHead string
+
+//go:embed readme_tail.md
+var readmeTail string

@@ -182,6 +182,19 @@ func allScenarios() []*scenario {
 			want: checks{pass, pass, pass, pass},
 		},
 		{
+			name:  "web-search",
+			about: "ToolSearch, a good project search, then the built-in WebSearch (its own API request carries the web_search server tool; the mock answers server_tool_use + web_search_tool_result + text there), then the answer",
+			why:   "the first call is a good project search (pass, pass); WebSearch is a built-in tool, an opaque call: direct_write_boundary inconclusive opaque_tool_effects; the server tool blocks stay inside the WebSearch request and never reach the stream",
+			allow: []string{"WebSearch"},
+			main: []step{
+				one(toolSearch("toolu_01TsWs", mt(cm, "memory_search"))),
+				one(search("toolu_01SearchWs", cm, true)),
+				one(tool("toolu_01WebWs", "WebSearch", o("query", "release ledger integer cents"))),
+				say(answer),
+			},
+			want: checks{pass, pass, pass, inc("opaque_tool_effects")},
+		},
+		{
 			name:  "store-allowed",
 			about: "memory_search, then memory_store, allowed by --allowedTools",
 			why:   "memory_store is a catalog capture (additive) mutation and cairn runs without --capture-authorized: direct_write_boundary fails direct_mutation_unauthorized; search first and good",
@@ -259,7 +272,7 @@ func allScenarios() []*scenario {
 		},
 		{
 			name:  "api-error-400",
-			about: "ToolSearch, then HTTP 400 invalid_request_error (not retried)",
+			about: "ToolSearch, then HTTP 400 invalid_request_error on every later request (the CLI resends it, 2.1.332 also without tool search, but prints no api_retry)",
 			why:   "ToolSearch is not a call, so no call was made before the failed turn: memory_first and retrieval_result inconclusive turn_failed",
 			main: []step{
 				one(toolSearch("toolu_01TsK", mt(cm, "memory_search"))),
@@ -389,7 +402,7 @@ func allScenarios() []*scenario {
 		},
 		{
 			name:   "server-missing",
-			about:  "the memory server's command does not exist (status failed); the model calls mcp__cairn-memory__memory_search {scope:project} anyway and gets \"No such tool available\"",
+			about:  "the memory server's command does not exist: init mcp_servers is [] (no entry at all); the model calls mcp__cairn-memory__memory_search {scope:project} anyway and gets \"No such tool available\"",
 			why:    "the first call is a project-scoped memory_search by name (memory_first pass: availability turns only fails into memory_server_unavailable); its only result is an error: retrieval_result inconclusive search_result_error",
 			mcpCmd: "/nonexistent/cairn-memory-server",
 			main: []step{
@@ -423,7 +436,7 @@ func allScenarios() []*scenario {
 		},
 		{
 			name:  "auto-mode",
-			about: "--permission-mode auto (2.1.290's default): ToolSearch, a good project search, Bash `ls`, then memory_store (not in --allowedTools); the mock grades every action harmless when the CLI's permission classifier asks, so the store runs",
+			about: "--permission-mode auto (2.1.290's default): ToolSearch, a good project search, Bash `ls`, then memory_store (not in --allowedTools); the mock grades every action harmless when the CLI's permission classifier asks, so in 2.1.290 the store runs; 2.1.332 refuses to classify through a gateway and denies the store (system/permission_denied, decision_reason_type classifier)",
 			why:   "memory_store is an additive mutation without --capture-authorized: direct_write_boundary fails direct_mutation_unauthorized (fail wins over Bash's opaque_tool_effects); the first call is a good project search; system/informational (auto-mode notice) is a benign record (see the ambiguities)",
 			mode:  "auto",
 			main: []step{
