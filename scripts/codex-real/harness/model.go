@@ -28,11 +28,14 @@ type Turn struct {
 	Items  []Item
 	Status int           // non-zero: answer with this HTTP status and an error body
 	Delay  time.Duration // wait this long before answering
+	// DropFirst: the first time this turn is asked for, the stream is cut
+	// after response.created (no response.completed), so codex retries.
+	DropFirst bool
 }
 
 // Item is one output item of a turn.
 type Item struct {
-	Kind string // mcp, shell, plan, func, wait, web_search, message
+	Kind string // mcp, shell, plan, func, wait, patch, web_search, message
 	Tool string // mcp: the MCP tool; func: the function name
 	Args string // raw JSON arguments (kept as written: key order matters)
 	Cmd  string // shell
@@ -147,6 +150,7 @@ func (m *modelServer) responses(w http.ResponseWriter, body []byte, script Scrip
 	}
 	m.mu.Lock()
 	m.served[fmt.Sprintf("%s:%d", which, t)]++
+	firstTime := m.served[fmt.Sprintf("%s:%d", which, t)] == 1
 	m.mu.Unlock()
 	var turn Turn
 	if t < len(turns) {
@@ -157,6 +161,7 @@ func (m *modelServer) responses(w http.ResponseWriter, body []byte, script Scrip
 		m.mu.Unlock()
 		turn = Turn{Items: []Item{{Kind: "message", Text: "Nothing more to do."}}}
 	}
+	drop := turn.DropFirst && firstTime // decided before a tool_search stands in for the turn
 	if turn.Delay > 0 {
 		time.Sleep(turn.Delay)
 	}
@@ -224,6 +229,9 @@ func (m *modelServer) responses(w http.ResponseWriter, body []byte, script Scrip
 	}
 	respID := fmt.Sprintf("resp_%s_%s_%d", which, prefix, t)
 	send(map[string]any{"type": "response.created", "response": map[string]any{"id": respID, "object": "response", "status": "in_progress"}})
+	if drop {
+		return // the handler returns: the stream ends without response.completed
+	}
 	for k, it := range turn.Items {
 		out := buildItem(it, tools, req.Input, fmt.Sprintf("call_%s_%d_%d", prefix, t, k), fmt.Sprintf("%s_%d_%d", prefix, t, k))
 		if out["type"] == "web_search_call" {
@@ -336,6 +344,14 @@ func buildItem(it Item, tools map[string]toolRef, input []map[string]any, callID
 	case "tool_search":
 		return map[string]any{"type": "tool_search_call", "id": "ts_" + id, "call_id": callID, "status": "completed", "execution": "client",
 			"arguments": map[string]any{"query": it.Text, "limit": 8}}
+	case "patch":
+		// apply_patch is a freeform (custom) tool in every supported release.
+		ref, ok := tools["apply_patch"]
+		if ok && ref.Type == "function" {
+			b, _ := json.Marshal(map[string]string{"input": it.Text})
+			return funcCall(ref, callID, id, string(b))
+		}
+		return map[string]any{"type": "custom_tool_call", "id": "ctc_" + id, "call_id": callID, "name": "apply_patch", "input": it.Text, "status": "completed"}
 	case "web_search":
 		return map[string]any{"type": "web_search_call", "id": "ws_" + id, "status": "completed",
 			"action": map[string]any{"type": "search", "query": it.Text}}

@@ -255,6 +255,8 @@ func itemTypeOf(it Item) string {
 		return "command_execution"
 	case "web_search":
 		return "web_search"
+	case "patch":
+		return "file_change"
 	case "plan":
 		return "todo_list"
 	case "message":
@@ -400,9 +402,21 @@ func tomlString(s string) string {
 
 func configTOML(sc Scenario, self, logDir string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `model = "gpt-5.5"
+	model := "gpt-5.5"
+	if sc.Model != "" {
+		model = sc.Model
+	}
+	policy := "never"
+	if sc.ApprovalPolicy != "" {
+		policy = sc.ApprovalPolicy
+	}
+	approval := "approve"
+	if sc.MCPApproval != "" {
+		approval = sc.MCPApproval
+	}
+	fmt.Fprintf(&b, `model = %s
 model_provider = "cairn-local"
-approval_policy = "never"
+approval_policy = %s
 sandbox_mode = "danger-full-access"
 check_for_update_on_startup = false
 
@@ -412,15 +426,15 @@ base_url = "http://%s/v1"
 env_key = "CAIRN_FAKE_OPENAI_API_KEY"
 wire_api = "responses"
 request_max_retries = 0
-stream_max_retries = 0
+stream_max_retries = %d
 stream_idle_timeout_ms = 60000
 
 [mcp_servers.cairn-memory]
 command = %s
 args = ["mcp", "-mode", %s, "-log", %s]
-default_tools_approval_mode = "approve"
+default_tools_approval_mode = %s
 startup_timeout_sec = 30
-`, modelAddr, tomlString(self), tomlString(sc.MCPMode), tomlString(filepath.Join(logDir, "mcp.log")))
+`, tomlString(model), tomlString(policy), modelAddr, sc.StreamRetries, tomlString(self), tomlString(sc.MCPMode), tomlString(filepath.Join(logDir, "mcp.log")), tomlString(approval))
 	if sc.Parallel {
 		b.WriteString("supports_parallel_tool_calls = true\n")
 	}

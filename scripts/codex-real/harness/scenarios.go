@@ -10,6 +10,14 @@ type Scenario struct {
 	MCPMode    string // modes of the MCP server (see mcp.go)
 	Parallel   bool   // supports_parallel_tool_calls on the MCP server
 	UpdatePlan bool   // [tools.update_plan] enabled = true
+	// Model overrides the model slug (default gpt-5.5, bundled in every
+	// supported release); StreamRetries sets stream_max_retries (default 0);
+	// MCPApproval sets default_tools_approval_mode (default approve).
+	Model         string
+	StreamRetries int
+	MCPApproval   string
+	// ApprovalPolicy overrides approval_policy (default never).
+	ApprovalPolicy string
 
 	Kind string // "" (a prompt run), "sigint", "resume", "review"
 
@@ -218,6 +226,33 @@ func scenarios() []Scenario {
 			Kind:   "review",
 			Script: Script{Prefix: "a", Turns: []Turn{turn(say(`{"findings":[],"overall_correctness":"patch is correct","overall_explanation":"The change only edits documentation.","overall_confidence_score":0.9}`))}},
 			Want:   Verdict{Status: "fail", ExitCode: 1, EC: pass, MF: fail("project_search_absent"), RR: fail("project_search_absent"), DWB: pass},
+		},
+		{
+			Name:   "file-change",
+			Doc:    "a project search, then apply_patch adding a file (a file_change item, started then completed), then the answer: file changes are opaque.",
+			Prompt: prompt + " Then write it down in NOTES.md.",
+			Script: Script{Prefix: "a", Turns: []Turn{
+				turn(search(searchArgs)),
+				turn(Item{Kind: "patch", Text: "*** Begin Patch\n*** Add File: NOTES.md\n+Token refresh: exponential backoff, at most 3 attempts.\n*** End Patch\n"}),
+				turn(say("Wrote NOTES.md.")),
+			}},
+			Want: Verdict{Status: "inconclusive", ExitCode: 3, EC: pass, MF: pass, RR: pass, DWB: inconclusive("opaque_tool_effects")},
+		},
+		{
+			Name:          "stream-retry",
+			Doc:           "the first model stream is cut before response.completed; with stream_max_retries = 1 codex prints a top-level error (Reconnecting... 1/1) and retries; then the perfect run.",
+			Prompt:        prompt,
+			StreamRetries: 1,
+			Script:        Script{Prefix: "a", Turns: []Turn{{Items: []Item{search(searchArgs)}, DropFirst: true}, turn(final)}},
+			Want:          allPass,
+		},
+		{
+			Name:   "unknown-model",
+			Doc:    "model cairn-offline-model has no bundled metadata: codex prints an error item before turn.started, then the perfect run.",
+			Prompt: prompt,
+			Model:  "cairn-offline-model",
+			Script: Script{Prefix: "a", Turns: []Turn{turn(search(searchArgs)), turn(final)}},
+			Want:   allPass,
 		},
 		{
 			Name:   "global-search-first",
