@@ -29,6 +29,8 @@ type block struct {
 	id    string // tool_use id
 	name  string // tool_use name
 	input any    // tool_use input, marshalled as JSON
+	// extra members appended to the tool_use block (as a newer API might send)
+	extra obj
 	// cut, when > 0, truncates the tool_use's input JSON to this many bytes
 	// and ends the message with stop_reason max_tokens.
 	cut int
@@ -395,8 +397,8 @@ func (m *mockAPI) answer(w http.ResponseWriter, ctxDone <-chan struct{}, req api
 		d := []obj{o("type", "input_json_delta", "partial_json", "")}
 		d = append(d, chunks(js, 16, func(s string) obj { return o("type", "input_json_delta", "partial_json", s) })...)
 		blocks = append(blocks, built{
-			start: o("type", "tool_use", "id", b.id, "name", b.name, "input", obj{}),
-			full:  o("type", "tool_use", "id", b.id, "name", b.name, "input", b.input),
+			start: append(o("type", "tool_use", "id", b.id, "name", b.name, "input", obj{}), b.extra...),
+			full:  append(o("type", "tool_use", "id", b.id, "name", b.name, "input", b.input), b.extra...),
 			delta: d,
 		})
 	}

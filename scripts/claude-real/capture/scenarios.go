@@ -195,6 +195,17 @@ func allScenarios() []*scenario {
 			want: checks{pass, pass, pass, inc("opaque_tool_effects")},
 		},
 		{
+			name:  "tool-use-extra-member",
+			about: "the perfect run, but the mock's tool_use blocks carry an extra member `caller: {type: direct}` (as the API adds for programmatic tool calling): the CLI passes it through verbatim",
+			why:   "tool_use blocks are closed over type/id/name/input (§9): the extra member is unknown_field, so evidence_complete is inconclusive; unknown_field does not hide the dispatch order, so memory_first and retrieval_result still pass",
+			main: []step{
+				one(block{id: "toolu_01TsCa", name: "ToolSearch", input: o("query", "select:"+mt(cm, "memory_search"), "max_results", 1), extra: o("caller", o("type", "direct"))}),
+				one(block{id: "toolu_01SearchCa", name: mt(cm, "memory_search"), input: o("query", "release ledger", "scope", "project"), extra: o("caller", o("type", "direct"))}),
+				say(answer),
+			},
+			want: checks{inc("unknown_field"), pass, pass, pass},
+		},
+		{
 			name:  "store-allowed",
 			about: "memory_search, then memory_store, allowed by --allowedTools",
 			why:   "memory_store is a catalog capture (additive) mutation and cairn runs without --capture-authorized: direct_write_boundary fails direct_mutation_unauthorized; search first and good",
