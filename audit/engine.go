@@ -2,6 +2,7 @@ package audit
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 )
@@ -192,11 +193,11 @@ func (e *Engine) Add(ev Event) Code {
 	case EventNarration:
 		e.counts.Narration++
 	case EventReasoning:
-		e.counts.Reasoning++
+		e.counts.Reasoning = satAdd(e.counts.Reasoning, 1)
 	case EventStreamError:
 		e.counts.StreamErrors++
 	case EventUnknown:
-		e.counts.UnknownRecords++
+		e.counts.UnknownRecords = satAdd(e.counts.UnknownRecords, 1)
 		e.evidence.add(UnknownRecord)
 		e.observe(UnknownRecord, ev.Record, ev.Where)
 		if e.first == nil {
@@ -303,10 +304,21 @@ func (e *Engine) Note(c Code, record int, where string) {
 }
 
 // AddUnknownRecords counts records a capture says it omitted.
-func (e *Engine) AddUnknownRecords(n int) { e.counts.UnknownRecords += n }
+func (e *Engine) AddUnknownRecords(n int) {
+	e.counts.UnknownRecords = satAdd(e.counts.UnknownRecords, n)
+}
 
 // AddReasoning counts reasoning blocks a capture says it omitted.
-func (e *Engine) AddReasoning(n int) { e.counts.Reasoning += n }
+func (e *Engine) AddReasoning(n int) { e.counts.Reasoning = satAdd(e.counts.Reasoning, n) }
+
+// satAdd adds two counts ≥ 0, saturating at the largest int: a capture may
+// claim any number, and a count is never negative.
+func satAdd(a, b int) int {
+	if b > math.MaxInt-a {
+		return math.MaxInt
+	}
+	return a + b
+}
 
 // Events is how many events were added.
 func (e *Engine) Events() int { return e.events }

@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -645,5 +646,21 @@ func TestDisabledReport(t *testing.T) {
 	}
 	if got, want := string(b), `{"schema":"cairn.eval.protocol/v1","enabled":false,"status":"disabled"}`; got != want {
 		t.Errorf("DisabledReport() = %s, want %s", got, want)
+	}
+}
+
+// TestCountsSaturate checks that a capture's claimed counts never make a
+// count negative: they saturate at the largest int.
+func TestCountsSaturate(t *testing.T) {
+	e := NewEngine(false)
+	e.AddUnknownRecords(math.MaxInt)
+	e.AddReasoning(math.MaxInt - 1)
+	e.Add(Event{Kind: EventUnknown})
+	e.Add(Event{Kind: EventReasoning})
+	e.Add(Event{Kind: EventReasoning})
+	e.AddUnknownRecords(5)
+	_, c := e.Finish()
+	if c.UnknownRecords != math.MaxInt || c.Reasoning != math.MaxInt {
+		t.Errorf("counts unknown_records %d, reasoning %d; want both %d", c.UnknownRecords, c.Reasoning, math.MaxInt)
 	}
 }

@@ -75,7 +75,8 @@ func reportSchema() obj {
 			"source":  obj{"enum": []string{"file", "stdin"}},
 			"harness": obj{"enum": []any{"codex", "claude-code", "opencode", "pi", nil}},
 			"sha256":  nullable(digest),
-			"bytes":   obj{"type": "integer", "minimum": 0, "maximum": 16 << 20},
+			// stdin is read to its end, up to 1 GiB, after an early verdict
+			"bytes":   obj{"type": "integer", "minimum": 0, "maximum": 1 << 30},
 			"records": count,
 			"events":  count,
 		}),

@@ -211,6 +211,10 @@ func openError(err error) error {
 	return audit.Invalid(code, -1, err)
 }
 
+// Size is the file's size as fstat gave it at Open: what a report's
+// input.bytes says of a file, however much of it was read (SPEC §3).
+func (in *File) Size() int64 { return in.before.Size }
+
 // Read reads the file, counting the bytes.
 func (in *File) Read(p []byte) (int, error) {
 	n, err := in.f.Read(p)

@@ -140,6 +140,10 @@ func resolve(start, path string) (string, fs.FileInfo, error) {
 }
 
 // Read reads the file, counting the bytes.
+// Size is the file's size as stat gave it at Open: what a report's
+// input.bytes says of a file, however much of it was read (SPEC §3).
+func (in *File) Size() int64 { return in.before.Size() }
+
 func (in *File) Read(p []byte) (int, error) {
 	n, err := in.f.Read(p)
 	in.n += int64(n)

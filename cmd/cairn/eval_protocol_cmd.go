@@ -54,9 +54,10 @@ func (f *inputFlag) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
-// gateOn reports whether CAIRN_EVAL turns the audit on (SPEC §2.1).
+// gateOn reports whether CAIRN_EVAL turns the audit on (SPEC §2.1): only
+// ASCII whitespace around the word is ignored, not a no-break space.
 func gateOn(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
+	switch strings.ToLower(strings.Trim(v, " \t\r\n")) {
 	case "1", "true", "yes", "on":
 		return true
 	}
@@ -80,6 +81,8 @@ func (c *evalProtocolCmd) Run(e *env) error {
 		} else {
 			fmt.Fprintln(e.stdout, "cairn eval protocol: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
 		}
+		// On stderr too, so that a forgotten CAIRN_EVAL shows in a CI log.
+		fmt.Fprintln(e.stderr, disabledNotice)
 		return nil
 	}
 	format, path := audit.FormatCodex, c.CodexJSONL.path
@@ -102,12 +105,28 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if c.JSON {
 		writeJSON(e.stdout, rep)
 	} else {
-		writeHuman(e.stdout, rep, isTerminal(e.stdout) && e.getenv("NO_COLOR") == "")
+		writeHuman(e.stdout, rep, useColor(e))
 	}
 	if rep.Error != nil {
 		writeInvalid(e.stderr, rep.Error)
 	}
 	return statusError(rep.ExitCode)
+}
+
+// testHookOpened, when set by a test, runs after the input file is opened
+// and before it is read: a file that changes under the audit.
+var testHookOpened func(path string)
+
+// disabledNotice is the one stderr line of a disabled run (SPEC §2.1).
+const disabledNotice = "cairn: nothing was audited: CAIRN_EVAL is not 1, true, yes or on"
+
+// useColor reports whether the human report may be coloured.
+func useColor(e *env) bool { return colorAllowed(isTerminal(e.stdout), e.getenv) }
+
+// colorAllowed is SPEC §7.3: stdout is a terminal, NO_COLOR is unset or
+// empty and TERM is not dumb.
+func colorAllowed(terminal bool, getenv func(string) string) bool {
+	return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // reader is what both input formats share: the bytes consumed so far and
@@ -120,9 +139,15 @@ type reader interface {
 
 // runAudit reads the input at path (stdin for -) once and fills rep.
 func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
-	var r io.Reader = stdin
-	var file *stream.File
-	if path != "-" {
+	var (
+		r     io.Reader
+		file  *stream.File
+		piped *stdinReader
+	)
+	if path == "-" {
+		piped = &stdinReader{r: stdin}
+		r = piped
+	} else {
 		if path == "" {
 			rep.Invalidate(audit.Invalid(audit.InputNotFound, -1, nil))
 			return
@@ -133,6 +158,9 @@ func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 			return
 		}
 		defer f.Close()
+		if testHookOpened != nil {
+			testHookOpened(path)
+		}
 		r, file = f, f
 	}
 	var (
@@ -149,11 +177,23 @@ func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 			rep.SetHarness(harness)
 		}
 	}
-	rep.Input.Bytes = in.Bytes()
 	rep.Input.Records = in.Records()
 	rep.Input.Events = engine.Events()
-	if err == nil && file != nil {
-		err = file.Verify()
+	switch {
+	case file != nil:
+		// The size, never the offset of a problem: that would tell how long
+		// recorded content was (SPEC §3).
+		rep.Input.Bytes = file.Size()
+		if err == nil {
+			err = file.Verify()
+		} else if changed := file.VerifyUnchanged(); changed != nil {
+			// input_changed wins over whatever the content seemed to say.
+			err = changed
+		}
+	case err != nil:
+		rep.Input.Bytes = piped.drain()
+	default:
+		rep.Input.Bytes = in.Bytes()
 	}
 	if err != nil {
 		rep.Counts = engine.Counts()
