@@ -31,6 +31,9 @@ func FuzzCodexLifecycle(f *testing.F) {
 		f.Fatal(err)
 	}
 	paths = append(paths, "../testdata/controls/protocol-codex.jsonl")
+	// What the newest real codex printed (testdata/codex/real).
+	real, _ := filepath.Glob("../testdata/codex/real/0.171.0/*.jsonl")
+	paths = append(paths, real...)
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
