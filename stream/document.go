@@ -229,11 +229,25 @@ func (d *Document) next() (Part, error) {
 // first: when the byte is where an encoding problem starts (a byte-order
 // mark, UTF-16, invalid UTF-8), that is the problem reported.
 func (d *Document) unexpected(record int) (Part, error) {
-	n := 1
 	if d.g.n == 0 {
-		n = len(utf8BOM) // a byte-order mark shows only whole
+		// A byte-order mark shows only whole: the guard gets the input's
+		// first three bytes however the reads delivered them, or all
+		// there are, and then the end.
+		b, err := d.r.Peek(len(utf8BOM))
+		if err != nil && !errors.Is(err, io.EOF) {
+			d.readErr = err
+			return d.fail(audit.InputUnreadable, -1)
+		}
+		code := d.consume(len(b))
+		if code == 0 && err != nil {
+			code = d.g.finish()
+		}
+		if code != 0 {
+			return d.fail(code, -1)
+		}
+		return d.fail(audit.MalformedJSON, record)
 	}
-	if code := d.consume(min(len(d.peek()), n)); code != 0 {
+	if code := d.consume(1); code != 0 {
 		return d.fail(code, -1)
 	}
 	return d.fail(audit.MalformedJSON, record)
@@ -374,6 +388,11 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 				case '{', '[':
 					depth++
 					if base+depth > MaxDepth {
+						// The guard sees every byte up to this one first,
+						// however much of it was buffered.
+						if code := d.consume(i + 1); code != 0 {
+							return nil, code
+						}
 						return nil, audit.NestingTooDeep
 					}
 				case '}', ']':

@@ -24,12 +24,26 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // guard sees every input byte once, in order, as it is consumed: it counts
 // bytes against MaxBytes, feeds the SHA-256 and checks the encoding (BOM,
-// UTF-16, UTF-8), so that the first problem in reading order is the one
-// reported, whatever the buffer sizes.
+// UTF-16, UTF-8). Its verdict, and the count it stops at, depend only on
+// the bytes, never on how they are cut into chunks (SPEC §3: a pipe that
+// delivers one byte at a time gives the same result as a file): the
+// byte-order marks are looked for in the input's first bytes however many
+// calls bring them, a UTF-8 sequence may be cut anywhere, and the limit
+// falls on the 16 MiB boundary, not at the end of the chunk that crosses
+// it. The first problem in reading order is the one reported.
+//
+// The guard may hold back its verdict on a first byte 0xFE or 0xFF until
+// it sees the second (a UTF-16 byte-order mark, or not UTF-8): a caller
+// that reaches a verdict of its own on the first byte passes the guard the
+// input's first three bytes, or all there are and then calls finish.
 type guard struct {
+	// n counts the bytes consumed; after an error, it is where the problem
+	// became certain (just past its last byte), whatever the chunks.
 	n     int64
 	h     *digest
-	carry []byte // an incomplete UTF-8 sequence at the end of the last chunk
+	head  [3]byte // the input's first bytes, for the byte-order marks
+	held  bool    // the first byte was 0xFE or 0xFF, alone so far
+	carry []byte  // an incomplete UTF-8 sequence at the end of the last chunk
 	buf   []byte
 }
 
@@ -40,47 +54,77 @@ func (g *guard) consume(p []byte) audit.Code {
 	if len(p) == 0 {
 		return 0
 	}
-	if g.n == 0 {
+	if g.n < int64(len(g.head)) {
+		copy(g.head[g.n:], p)
+		h := g.head[:min(g.n+int64(len(p)), int64(len(g.head)))]
 		switch {
-		case bytes.HasPrefix(p, utf8BOM):
+		case bytes.Equal(h, utf8BOM):
+			g.n = int64(len(utf8BOM))
 			return audit.InputBOM
-		case len(p) >= 2 && (p[0] == 0xFE && p[1] == 0xFF || p[0] == 0xFF && p[1] == 0xFE):
+		case len(h) >= 2 && (h[0] == 0xFE && h[1] == 0xFF || h[0] == 0xFF && h[1] == 0xFE):
+			g.n = 2
 			return audit.InputUTF16
+		case len(h) == 1 && (h[0] == 0xFE || h[0] == 0xFF):
+			// Half a UTF-16 byte-order mark, or a byte never valid in
+			// UTF-8: the next byte says which.
+			g.held = true
+			g.n = 1
+			g.h.write(p)
+			return 0
+		case g.held:
+			g.n = 1
+			return audit.InputNotUTF8
 		}
 	}
-	g.n += int64(len(p))
-	if g.n > MaxBytes {
+	if room := MaxBytes - g.n; int64(len(p)) > room {
+		// What comes before the limit is checked first: a problem there
+		// is earlier in reading order.
+		if code := g.check(p[:room]); code != 0 {
+			return code
+		}
+		g.n = MaxBytes + 1
 		return audit.InputTooLarge
 	}
+	return g.check(p)
+}
+
+// check counts p, hashes it and checks its encoding.
+func (g *guard) check(p []byte) audit.Code {
+	base := g.n
+	g.n += int64(len(p))
 	g.h.write(p)
 	if i := bytes.IndexByte(p, 0); i >= 0 {
 		// A NUL is UTF-16 evidence, unless an invalid sequence comes before
 		// it: where a chunk ends must not change the code.
-		if code := g.utf8(p[:i]); code != 0 {
+		if code := g.utf8(p[:i], base); code != 0 {
 			return code
 		}
+		g.n = base + int64(i) + 1
 		return audit.InputUTF16
 	}
-	return g.utf8(p)
+	return g.utf8(p, base)
 }
 
-// utf8 checks that p continues valid UTF-8, keeping an incomplete sequence
-// at its end for the next chunk.
-func (g *guard) utf8(p []byte) audit.Code {
+// utf8 checks that p, which starts at input offset base, continues valid
+// UTF-8, keeping an incomplete sequence at its end for the next chunk. On
+// an invalid sequence it sets n just past the byte that made it invalid.
+func (g *guard) utf8(p []byte, base int64) audit.Code {
 	if len(g.carry) > 0 {
 		// Complete the sequence left over from the previous chunk.
-		need := 4 - len(g.carry)
+		need := utf8.UTFMax - len(g.carry)
 		g.buf = append(g.buf[:0], g.carry...)
 		g.buf = append(g.buf, p[:min(need, len(p))]...)
 		r, size := utf8.DecodeRune(g.buf)
 		if r == utf8.RuneError && size <= 1 {
 			if utf8.FullRune(g.buf) {
+				g.n = base - int64(len(g.carry)) + int64(invalidEnd(g.buf))
 				return audit.InputNotUTF8
 			}
 			g.carry = append(g.carry[:0], g.buf...)
 			return 0
 		}
-		p = p[size-len(g.carry):]
+		used := size - len(g.carry)
+		p, base = p[used:], base+int64(used)
 		g.carry = g.carry[:0]
 	}
 	if utf8.Valid(p) {
@@ -88,14 +132,33 @@ func (g *guard) utf8(p []byte) audit.Code {
 	}
 	// Valid but for an incomplete sequence at the very end?
 	start := len(p) - 1
-	for start > 0 && start > len(p)-4 && !utf8.RuneStart(p[start]) {
+	for start > 0 && start > len(p)-utf8.UTFMax && !utf8.RuneStart(p[start]) {
 		start--
 	}
 	if utf8.FullRune(p[start:]) || !utf8.Valid(p[:start]) {
+		for i := 0; i < len(p); {
+			r, size := utf8.DecodeRune(p[i:])
+			if r == utf8.RuneError && size == 1 && utf8.FullRune(p[i:]) {
+				g.n = base + int64(i+invalidEnd(p[i:]))
+				break
+			}
+			i += size
+		}
 		return audit.InputNotUTF8
 	}
 	g.carry = append(g.carry[:0], p[start:]...)
 	return 0
+}
+
+// invalidEnd is the length of the shortest prefix of p, which starts with
+// an invalid UTF-8 sequence, that no valid UTF-8 begins with.
+func invalidEnd(p []byte) int {
+	for m := 1; m < len(p); m++ {
+		if utf8.FullRune(p[:m]) {
+			return m
+		}
+	}
+	return len(p)
 }
 
 // finish checks the end of the input.
@@ -103,7 +166,7 @@ func (g *guard) finish() audit.Code {
 	switch {
 	case g.n == 0:
 		return audit.EmptyInput
-	case len(g.carry) > 0:
+	case g.held, len(g.carry) > 0:
 		return audit.InputNotUTF8
 	}
 	return 0
