@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -35,9 +36,13 @@ type Checker struct {
 	Located
 
 	b     []byte
-	arena []byte   // unescaped member names (with escapes) of the open objects
-	names [][]byte // the open objects' member names, unescaped: slices of b or arena
-	maps  []map[string]struct{}
+	arena []byte   // unescaped member names (with escapes) of the open objects' first names
+	names [][]byte // the open objects' first smallObject names, unescaped: slices of b or arena
+	quote []int32  // where each of names starts in b (its opening quote), ^ that when it has an escape
+	sets  []nameSet
+	maps  []map[string]struct{} // in place of sets for an input too long for their offsets
+	key   []byte                // scratch: a large object's escaped name, unescaped
+	other []byte                // scratch: the name it is compared with
 	cause error
 }
 
@@ -207,21 +212,27 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	first := len(c.names)
 	arenaMark := len(c.arena)
 	level := depth - 1
-	for len(c.maps) <= level {
+	for len(c.sets) <= level {
+		c.sets = append(c.sets, nameSet{})
 		c.maps = append(c.maps, nil)
 	}
 	end, code := c.members(i, depth, in, first, level)
 	c.names = c.names[:first]
+	c.quote = c.quote[:first]
 	c.arena = c.arena[:arenaMark]
-	// Empty the level's map only if this object used it, and drop a large
+	// Empty the level's set only if this object used it, and drop a large
 	// one: clearing costs its capacity, which must not be paid again by
 	// every later object at this depth.
-	if m := c.maps[level]; len(m) > 0 {
-		if len(m) > 4*smallObject {
-			c.maps[level] = nil
+	if s := &c.sets[level]; s.n > 0 {
+		if len(s.slots) > 4*setStart {
+			*s = nameSet{}
 		} else {
-			clear(m)
+			clear(s.slots)
+			s.n = 0
 		}
+	}
+	if m := c.maps[level]; len(m) > 0 {
+		c.maps[level] = nil
 	}
 	return end, code
 }
@@ -231,6 +242,7 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Code) {
 	b := c.b
 	idSeen := 0
+	count := 0 // names read in this object
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, 0
@@ -243,18 +255,26 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		if !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		// Most names have no escape: those are compared as they are.
+		// Most names have no escape: those are compared as they are. The
+		// first smallObject names of an object are kept (an escaped one
+		// unescaped in the arena) and compared one by one; the others are
+		// only located, by their offsets in a nameSet.
 		name := b[i+1 : end-1]
 		if escaped {
-			off := len(c.arena)
 			var err error
-			c.arena, err = appendUnquoted(c.arena, b[i:end])
+			if count < smallObject {
+				off := len(c.arena)
+				c.arena, err = appendUnquoted(c.arena, b[i:end])
+				name = c.arena[off:len(c.arena):len(c.arena)]
+			} else {
+				c.key, err = appendUnquoted(c.key[:0], b[i:end])
+				name = c.key
+			}
 			if err != nil {
 				return c.fail(audit.MalformedJSON, err)
 			}
-			name = c.arena[off:len(c.arena):len(c.arena)]
 		}
-		if c.seen(first, level, name) {
+		if c.seen(first, level, count, name, i, escaped) {
 			if !(in == atItem && c.ItemIDTwice && string(name) == "id" && idSeen == 1) {
 				return c.fail(audit.DuplicateKey, nil)
 			}
@@ -262,21 +282,15 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		if in == atItem && string(name) == "id" {
 			idSeen++
 		}
-		c.names = append(c.names, name)
-		if n := len(c.names) - first; n > smallObject {
-			m := c.maps[level]
-			if m == nil {
-				m = make(map[string]struct{}, 2*smallObject)
-				c.maps[level] = m
+		if count < smallObject {
+			c.names = append(c.names, name)
+			q := int32(i)
+			if escaped {
+				q = ^q
 			}
-			if len(m) == 0 {
-				for _, n := range c.names[first:] {
-					m[string(n)] = struct{}{}
-				}
-			} else {
-				m[string(name)] = struct{}{}
-			}
+			c.quote = append(c.quote, q)
 		}
+		count++
 		nameStart, nameEnd := i, end
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -330,19 +344,131 @@ func locatedChild(in at, name []byte) at {
 	return atOther
 }
 
-// seen reports whether name is already among the names of the object whose
-// names start at index first.
-func (c *Checker) seen(first, level int, name []byte) bool {
-	if len(c.names)-first > smallObject {
-		_, ok := c.maps[level][string(name)]
-		return ok
+// seen reports whether name, the object's count+1st, at b[quote] (its
+// opening quote), is already among the names of the object whose first
+// names start at c.names[first], and records it. A small object's names are
+// compared one by one; from its smallObject+1st name on, an object's names
+// are in the level's nameSet.
+func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped bool) bool {
+	if count < smallObject {
+		for _, n := range c.names[first:] {
+			if bytes.Equal(n, name) {
+				return true
+			}
+		}
+		return false
 	}
-	for _, n := range c.names[first:] {
-		if bytes.Equal(n, name) {
-			return true
+	if len(c.b) > maxSetInput {
+		return c.seenInMap(first, level, count, name)
+	}
+	s := &c.sets[level]
+	if count == smallObject {
+		if s.slots == nil {
+			s.slots = make([]uint32, setStart)
+		}
+		for k, n := range c.names[first:] {
+			q := c.quote[first+k]
+			c.add(s, n, max(q, ^q), q < 0)
 		}
 	}
+	return !c.add(s, name, int32(quote), escaped)
+}
+
+// seenInMap is seen for an input longer than a nameSet's offsets reach:
+// the names go to a map.
+func (c *Checker) seenInMap(first, level, count int, name []byte) bool {
+	m := c.maps[level]
+	if count == smallObject {
+		m = make(map[string]struct{}, 2*smallObject)
+		c.maps[level] = m
+		for _, n := range c.names[first:] {
+			m[string(n)] = struct{}{}
+		}
+	}
+	if _, ok := m[string(name)]; ok {
+		return true
+	}
+	m[string(name)] = struct{}{}
 	return false
+}
+
+// A nameSet holds the names of a large object by where they are in the
+// checked input, so that a million members cost four bytes each (about
+// eight with the free slots) and no allocation per name: a slot is 0 when
+// free, else the offset of the name's opening quote (24 bits, enough for
+// maxSetInput), whether the name has an escape, and 7 bits of the name's
+// hash, which spare nearly every comparison of two different names. The
+// hash is seeded per process: an input cannot choose names that collide.
+// A name is compared exactly (unescaped) before it counts as seen.
+type nameSet struct {
+	slots []uint32 // a power of two of them, at most 3/4 used
+	n     int
+}
+
+const (
+	setStart    = 64       // a nameSet's first size, in slots
+	maxSetInput = 1<<24 - 1 // the longest input whose offsets a slot holds
+)
+
+// A record or a trajectory value is at most MaxBytes long: its offsets
+// must fit a slot.
+var _ [maxSetInput - (MaxBytes - 1)]struct{}
+
+var nameSeed = maphash.MakeSeed()
+
+// add puts the name at c.b[quote] (name is its text, unescaped) in s,
+// unless s already holds it: false then.
+func (c *Checker) add(s *nameSet, name []byte, quote int32, escaped bool) bool {
+	if 4*(s.n+1) > 3*len(s.slots) {
+		c.grow(s)
+	}
+	h := maphash.Bytes(nameSeed, name)
+	entry := uint32(quote)<<8 | uint32(h&0x7f)
+	if escaped {
+		entry |= 0x80
+	}
+	mask := len(s.slots) - 1
+	for k := int(h>>32) & mask; ; k = (k + 1) & mask {
+		e := s.slots[k]
+		if e == 0 {
+			s.slots[k] = entry
+			s.n++
+			return true
+		}
+		if e&0x7f == entry&0x7f && bytes.Equal(c.nameAt(e), name) {
+			return false
+		}
+	}
+}
+
+// grow doubles s, placing its names again from their hashes.
+func (c *Checker) grow(s *nameSet) {
+	old := s.slots
+	s.slots = make([]uint32, 2*len(old))
+	mask := len(s.slots) - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		h := maphash.Bytes(nameSeed, c.nameAt(e))
+		k := int(h>>32) & mask
+		for s.slots[k] != 0 {
+			k = (k + 1) & mask
+		}
+		s.slots[k] = e
+	}
+}
+
+// nameAt is the unescaped text of the name a slot entry locates: a slice of
+// c.b, or of c.other when it has an escape.
+func (c *Checker) nameAt(e uint32) []byte {
+	q := int(e >> 8)
+	if e&0x80 == 0 {
+		return c.b[q+1 : q+1+bytes.IndexByte(c.b[q+1:], '"')]
+	}
+	end, _, _ := scanString(c.b, q)
+	c.other, _ = appendUnquoted(c.other[:0], c.b[q:end])
+	return c.other
 }
 
 const (

@@ -381,3 +381,86 @@ func TestPlainRun(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckerLargeObjects checks the duplicate test of objects past
+// smallObject names, whose names are kept as offsets in a nameSet: names
+// with escapes (one of them a quote, one a backslash) on either side of a
+// comparison, duplicates of names met before and after the switch, and
+// past the set's growth, in nested large objects, and with the checker
+// reused.
+func TestCheckerLargeObjects(t *testing.T) {
+	// the same names written two ways; a quote and a backslash have no
+	// way without an escape
+	escaped := []string{`\"`, `\\`, `\u0041b`, `a\/`, `\u00e9t\u00e9`, `\ud83d\ude00`}
+	other := []string{`\u0022`, `\u005C`, `Ab`, `a/`, `été`, `😀`}
+	members := func(n int, name func(k int) string) string {
+		ms := make([]string, n)
+		for k := range ms {
+			ms[k] = fmt.Sprintf(`"%s":%d`, name(k), k)
+		}
+		return strings.Join(ms, ",")
+	}
+	// names k0…, with escaped names at some places, written escaped or not
+	named := func(esc bool) func(k int) string {
+		return func(k int) string {
+			if k%7 == 3 {
+				if esc {
+					return escaped[k%len(escaped)] + fmt.Sprint(k)
+				}
+				return other[k%len(other)] + fmt.Sprint(k)
+			}
+			return fmt.Sprintf("k%d", k)
+		}
+	}
+	var c Checker
+	for _, n := range []int{smallObject + 1, 3 * setStart / 4, 3*setStart/4 + 1, 200, 5000} {
+		for _, esc := range []bool{false, true} {
+			body := members(n, named(esc))
+			check := func(name, in string, want audit.Code) {
+				t.Helper()
+				if got := c.Check([]byte(in)); got != want {
+					t.Errorf("%d members, escaped %v, %s: Check(%s) = %s, want %s", n, esc, name, shorten(in), codeName(got), codeName(want))
+				}
+			}
+			check("no duplicate", `{`+body+`}`, 0)
+			check("nested, no duplicate", `{"x":{`+body+`},"y":[{`+body+`}],`+body+`}`, 0)
+			for _, k := range []int{0, 3, 10, smallObject - 1, smallObject, n / 2, n - 4, n - 1} {
+				if k < 0 || k >= n {
+					continue
+				}
+				// the duplicate is written the other way (escaped or not)
+				dup := named(!esc)(k)
+				check(fmt.Sprintf("duplicate of name %d", k), `{`+body+`,"`+dup+`":0}`, audit.DuplicateKey)
+				check(fmt.Sprintf("duplicate of name %d, nested", k), `{"x":[{`+body+`,"`+dup+`":0}]}`, audit.DuplicateKey)
+				check(fmt.Sprintf("duplicate of name %d after a large child", k), `{`+body+`,"child":{`+body+`},"`+dup+`":0}`, audit.DuplicateKey)
+				check("after a duplicate", `{`+body+`}`, 0)
+			}
+			// names that differ from every earlier one only after unescaping
+			check("near names, then an escaped duplicate", `{`+body+`,"\\k1":0,"k\"1":0,"k1\u0000":0,"\u006b1":0}`, audit.DuplicateKey)
+			check("near names, none equal", `{`+body+`,"\\k1":0,"k\"1":0,"k1\u0000":0}`, 0)
+		}
+	}
+}
+
+// TestCheckerLargeInputMap checks the map the checker falls back to for an
+// input longer than a nameSet's offsets reach.
+func TestCheckerLargeInputMap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 16 MiB inputs")
+	}
+	pad := `"pad":"` + strings.Repeat("x", maxSetInput) + `"`
+	var c Checker
+	for _, tc := range []struct {
+		name, in string
+		want     audit.Code
+	}{
+		{"large object", `{` + pad + `,` + manyMembers(40) + `}`, 0},
+		{"large object, duplicate", `{` + pad + `,` + manyMembers(40) + `,"k33":0}`, audit.DuplicateKey},
+		{"large object, escaped duplicate", `{` + pad + `,` + manyMembers(40) + `,"\u006b3":0}`, audit.DuplicateKey},
+		{"again, no duplicate", `{` + pad + `,"x":{` + manyMembers(40) + `},"y":{` + manyMembers(40) + `}}`, 0},
+	} {
+		if got := c.Check([]byte(tc.in)); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.name, codeName(got), codeName(tc.want))
+		}
+	}
+}
