@@ -406,7 +406,7 @@ type nameSet struct {
 }
 
 const (
-	setStart    = 64       // a nameSet's first size, in slots
+	setStart    = 64        // a nameSet's first size, in slots
 	maxSetInput = 1<<24 - 1 // the longest input whose offsets a slot holds
 )
 
