@@ -102,7 +102,7 @@ func open(start int, path string) (*File, error) {
 		return nil, audit.Invalid(audit.InputChanged, -1, nil)
 	case in.before.Size > MaxBytes:
 		unix.Close(fd)
-		return nil, audit.Invalid(audit.InputTooLarge, -1, nil)
+		return nil, tooLarge(in.before.Size)
 	}
 	in.f = os.NewFile(uintptr(fd), "input")
 	return in, nil
@@ -209,6 +209,19 @@ func openError(err error) error {
 		code = audit.InputUnreadable
 	}
 	return audit.Invalid(code, -1, err)
+}
+
+// SizeError is input_too_large with the file's size, which the report
+// still gives (SPEC §3: input.bytes is a file's size).
+type SizeError struct {
+	*audit.InputError
+	Size int64
+}
+
+func (e *SizeError) Unwrap() error { return e.InputError }
+
+func tooLarge(size int64) error {
+	return &SizeError{audit.Invalid(audit.InputTooLarge, -1, nil), size}
 }
 
 // Size is the file's size as fstat gave it at Open: what a report's

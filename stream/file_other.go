@@ -134,12 +134,25 @@ func resolve(start, path string) (string, fs.FileInfo, error) {
 	case !fi.Mode().IsRegular():
 		return "", nil, audit.Invalid(audit.InputNotRegular, -1, nil)
 	case fi.Size() > MaxBytes:
-		return "", nil, audit.Invalid(audit.InputTooLarge, -1, nil)
+		return "", nil, tooLarge(fi.Size())
 	}
 	return cur, fi, nil
 }
 
 // Read reads the file, counting the bytes.
+// SizeError is input_too_large with the file's size, which the report
+// still gives (SPEC §3: input.bytes is a file's size).
+type SizeError struct {
+	*audit.InputError
+	Size int64
+}
+
+func (e *SizeError) Unwrap() error { return e.InputError }
+
+func tooLarge(size int64) error {
+	return &SizeError{audit.Invalid(audit.InputTooLarge, -1, nil), size}
+}
+
 // Size is the file's size as stat gave it at Open: what a report's
 // input.bytes says of a file, however much of it was read (SPEC §3).
 func (in *File) Size() int64 { return in.before.Size() }

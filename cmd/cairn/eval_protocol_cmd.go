@@ -154,6 +154,10 @@ func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 		}
 		f, err := stream.Open(path)
 		if err != nil {
+			var big *stream.SizeError
+			if errors.As(err, &big) {
+				rep.Input.Bytes = big.Size
+			}
 			rep.Invalidate(asInputError(err))
 			return
 		}
