@@ -129,12 +129,11 @@ func colorAllowed(terminal bool, getenv func(string) string) bool {
 	return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
-// reader is what both input formats share: the bytes consumed so far and
-// how many records (lines or events) were read.
-type reader interface {
-	Bytes() int64
-	Records() int
-	Sum() []byte
+// formats are the input formats: their report name and the front end
+// that reads them.
+var formats = map[string]normalize.Reader{
+	audit.FormatCodex:      normalize.ReadCodex,
+	audit.FormatTrajectory: normalize.ReadTrajectory,
 }
 
 // runAudit reads the input at path (stdin for -) once and fills rep.
@@ -167,21 +166,12 @@ func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 		}
 		r, file = f, f
 	}
-	var (
-		in     reader
-		engine *audit.Engine
-		err    error
-	)
-	if rep.Input.Format == audit.FormatCodex {
-		in, engine, err = readCodex(r, capture)
-	} else {
-		var harness string
-		in, engine, harness, err = readTrajectory(r, capture)
-		if harness != "" {
-			rep.SetHarness(harness)
-		}
+	in := formats[rep.Input.Format](r, capture)
+	if in.Harness != "" {
+		rep.SetHarness(in.Harness)
 	}
-	rep.Input.Records = in.Records()
+	engine, err := in.Engine, in.Err
+	rep.Input.Records = in.Records
 	rep.Input.Events = engine.Events()
 	switch {
 	case file != nil:
@@ -197,7 +187,7 @@ func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 	case err != nil:
 		rep.Input.Bytes = piped.drain()
 	default:
-		rep.Input.Bytes = in.Bytes()
+		rep.Input.Bytes = in.Bytes
 	}
 	if err != nil {
 		rep.Counts = engine.Counts()
@@ -205,7 +195,7 @@ func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
 		return
 	}
 	checks, counts := engine.Finish()
-	rep.SetDigest(in.Sum())
+	rep.SetDigest(in.Sum)
 	rep.Counts = counts
 	rep.Conclude(checks)
 	rep.SetFindings(engine.Findings())
@@ -217,67 +207,4 @@ func asInputError(err error) *audit.InputError {
 		ie = audit.Invalid(audit.InputUnreadable, -1, err)
 	}
 	return ie
-}
-
-type codexReader struct{ *stream.Prefetch }
-
-func (c codexReader) Records() int { return c.Record() }
-
-// readCodex runs a codex exec JSONL stream through the engine.
-func readCodex(r io.Reader, capture bool) (reader, *audit.Engine, error) {
-	stream.Mark("read")
-	engine := audit.NewEngine(capture)
-	codex := normalize.NewCodex(engine)
-	// Framing and the JSON check run ahead on a second goroutine; what it
-	// returns, and in which order, is exactly what stream.Lines and the
-	// checker return record by record.
-	lines := stream.NewPrefetch(stream.NewLines(r), normalize.NewChecker())
-	defer lines.Close()
-	for {
-		line, err := lines.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err == nil {
-			err = codex.Checked(line, lines.Record(), lines.Checked())
-		}
-		if err != nil {
-			return codexReader{lines}, engine, err
-		}
-	}
-	codex.End()
-	stream.Mark("read-end")
-	return codexReader{lines}, engine, nil
-}
-
-type trajectoryReader struct{ *stream.Document }
-
-func (t trajectoryReader) Records() int { return t.Events() }
-
-// readTrajectory streams a normalized trajectory through the engine of its
-// harness, and returns the harness once known.
-func readTrajectory(r io.Reader, capture bool) (reader, *audit.Engine, string, error) {
-	traj := normalize.NewTrajectory(capture)
-	doc := stream.NewDocument(r)
-	in := trajectoryReader{doc}
-	for {
-		p, err := doc.Next()
-		if err == nil {
-			switch p.Kind {
-			case stream.Member:
-				err = traj.Member(p.Name, p.Value)
-			case stream.Event:
-				err = traj.Event(p.Value, p.Index)
-			case stream.End:
-				engine, err := traj.End(doc.HasEvents())
-				if err != nil {
-					return in, traj.Engine(), traj.Harness(), err
-				}
-				return in, engine, traj.Harness(), nil
-			}
-		}
-		if err != nil {
-			return in, traj.Engine(), traj.Harness(), err
-		}
-	}
 }
