@@ -3,6 +3,9 @@ package stream
 import (
 	"bytes"
 	"slices"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // The helpers below read JSON that a Checker has already accepted; on other
@@ -217,41 +220,25 @@ func skipValue(b []byte, i int) int {
 // members sorted by name, no insignificant whitespace, strings re-escaped
 // one way, numbers reduced to one decimal form. Two values that are equal as
 // JSON values have the same canonical form; it is used to compare them.
+//
+// It reads v once, whatever its nesting: members are written in their
+// order, and an object whose names are out of order has its members'
+// output moved into order after it (through dst's spare room), so that
+// only an unsorted object costs its size again, and 8 bytes per member
+// while it is open. Beyond dst's growth it does not allocate, once warm,
+// for values of up to canonSpans members in open objects at once.
 func AppendCanonical(dst, v []byte) []byte {
 	switch TypeOf(v) {
-	case Object:
-		var buf [16]Field
-		fs := AppendMembers(buf[:0], v)
-		if !slices.IsSortedFunc(fs, compareNames) {
-			slices.SortFunc(fs, compareNames)
+	case Object, Array:
+		c := canonicals.Get().(*canonical)
+		dst, _ = c.value(dst, v, 0)
+		if cap(c.spans) > canonSpans {
+			c.spans = nil // a huge object's: not kept
 		}
-		dst = append(dst, '{')
-		for k, f := range fs {
-			if k > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendQuoted(dst, f.Name)
-			dst = append(dst, ':')
-			dst = AppendCanonical(dst, f.Value)
-		}
-		return append(dst, '}')
-	case Array:
-		dst = append(dst, '[')
-		n := 0
-		Elements(v, func(e []byte) bool {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
-			dst = AppendCanonical(dst, e)
-			return true
-		})
-		return append(dst, ']')
+		canonicals.Put(c)
+		return dst
 	case String:
-		if bytes.IndexByte(v, '\\') < 0 {
-			return append(dst, v...) // no escapes: already the one form
-		}
-		return appendQuoted(dst, Unquote(v))
+		return appendCanonicalString(dst, v)
 	case Number:
 		return appendNumber(dst, v)
 	default:
@@ -259,24 +246,240 @@ func AppendCanonical(dst, v []byte) []byte {
 	}
 }
 
-func compareNames(a, b Field) int { return bytes.Compare(a.Name, b.Name) }
+// canonSpans is how many members of the open objects a pooled canonical
+// writer keeps room for between calls.
+const canonSpans = 1024
 
-// appendQuoted writes s as a JSON string, escaping only what JSON requires.
-func appendQuoted(dst []byte, s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == '"' || ch == '\\':
-			dst = append(dst, '\\', ch)
-		case ch < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xF])
-		default:
-			dst = append(dst, ch)
+// canonical writes a canonical form; spans locates the output of the
+// members of the open objects, innermost last.
+type canonical struct{ spans []memberOut }
+
+var canonicals = sync.Pool{New: func() any { return new(canonical) }}
+
+// memberOut locates a member's output ("name":value) from its object's
+// opening brace at dst[base]: dst[base+start : base+end].
+type memberOut struct{ start, end uint32 }
+
+// value writes the value at b[i] and returns the index just past it.
+func (c *canonical) value(dst, b []byte, i int) ([]byte, int) {
+	if i >= len(b) {
+		return dst, len(b)
+	}
+	switch b[i] {
+	case '{':
+		return c.object(dst, b, i)
+	case '[':
+		return c.array(dst, b, i)
+	case '"':
+		end := skipString(b, i)
+		return appendCanonicalString(dst, b[i:end]), end
+	}
+	end := skipValue(b, i) // a number or a literal
+	if v := b[i:end]; TypeOf(v) == Number {
+		return appendNumber(dst, v), end
+	} else {
+		return append(dst, v...), end
+	}
+}
+
+func (c *canonical) array(dst, b []byte, i int) ([]byte, int) {
+	dst = append(dst, '[')
+	i = skipSpace(b, i+1)
+	for n := 0; i < len(b) && b[i] != ']'; n++ {
+		if n > 0 {
+			dst = append(dst, ',')
 		}
+		start := i
+		if dst, i = c.value(dst, b, i); i == start {
+			break // not checked JSON: stop rather than loop
+		}
+		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
+			break
+		}
+		i = skipSpace(b, i+1)
+	}
+	if i < len(b) && b[i] == ']' {
+		i++
+	}
+	return append(dst, ']'), i
+}
+
+func (c *canonical) object(dst, b []byte, i int) ([]byte, int) {
+	base := len(dst)
+	dst = append(dst, '{')
+	first := len(c.spans)
+	sorted := true
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] == '"' {
+		nameEnd := skipString(b, i)
+		if len(c.spans) > first {
+			dst = append(dst, ',')
+		}
+		start := len(dst)
+		dst = appendCanonicalString(dst, b[i:nameEnd])
+		if n := len(c.spans); sorted && n > first &&
+			compareQuoted(dst[base+int(c.spans[n-1].start):], dst[start:]) > 0 {
+			sorted = false
+		}
+		dst = append(dst, ':')
+		if i = skipSpace(b, nameEnd); i >= len(b) || b[i] != ':' {
+			break
+		}
+		dst, i = c.value(dst, b, skipSpace(b, i+1))
+		c.spans = append(c.spans, memberOut{uint32(start - base), uint32(len(dst) - base)})
+		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
+			break
+		}
+		i = skipSpace(b, i+1)
+	}
+	if i < len(b) && b[i] == '}' {
+		i++
+	}
+	if !sorted {
+		dst = c.sort(dst, base, c.spans[first:])
+	}
+	c.spans = c.spans[:first]
+	return append(dst, '}'), i
+}
+
+// sort puts the members ms of the object written from dst[base] in order
+// of their names: in order after the object, then back in its place.
+func (c *canonical) sort(dst []byte, base int, ms []memberOut) []byte {
+	slices.SortFunc(ms, func(x, y memberOut) int {
+		return compareQuoted(dst[base+int(x.start):], dst[base+int(y.start):])
+	})
+	end := len(dst)
+	for k, m := range ms {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, dst[base+int(m.start):base+int(m.end)]...)
+	}
+	copy(dst[base+1:end], dst[end:])
+	return dst[:end]
+}
+
+// compareQuoted compares the texts of two strings written as
+// appendCanonicalString writes them (only \", \\ and \u00XX escapes),
+// each at the start of a and b, by their unescaped bytes.
+func compareQuoted(a, b []byte) int {
+	i, j := 1, 1
+	for {
+		x, nx := quotedByte(a, i)
+		y, ny := quotedByte(b, j)
+		switch {
+		case nx == 0 && ny == 0:
+			return 0
+		case nx == 0:
+			return -1
+		case ny == 0:
+			return 1
+		case x != y:
+			return int(x) - int(y)
+		}
+		i, j = i+nx, j+ny
+	}
+}
+
+// quotedByte is the unescaped byte at s[i] of a canonical string and how
+// many bytes of s it takes; 0 at the closing quote (or the end of s).
+func quotedByte(s []byte, i int) (byte, int) {
+	if i >= len(s) || s[i] == '"' {
+		return 0, 0
+	}
+	if s[i] != '\\' || i+1 >= len(s) {
+		return s[i], 1
+	}
+	if s[i+1] == 'u' && i+6 <= len(s) {
+		return byte(hex4(s[i+2:])), 6
+	}
+	return s[i+1], 2
+}
+
+// appendCanonicalString writes the checked string literal q as
+// appendQuoted writes its unescaped text, without unescaping it first: raw
+// bytes as they are, only a quote, a backslash and control characters
+// escaped (\", \\, \u00XX). A lone surrogate (never in checked input)
+// writes "".
+func appendCanonicalString(dst, q []byte) []byte {
+	if len(q) < 2 {
+		return append(dst, `""`...)
+	}
+	s := q[1 : len(q)-1]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return append(dst, q...) // no escapes: already the one form
+	}
+	start := len(dst)
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		ch := s[i]
+		if ch != '\\' {
+			j := i
+			for j < len(s) && s[j] != '\\' && s[j] >= 0x20 && s[j] != '"' {
+				j++
+			}
+			if j == i {
+				dst = appendEscaped(dst, rune(ch))
+				j++
+			} else {
+				dst = append(dst, s[i:j]...)
+			}
+			i = j
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		var r rune
+		switch s[i+1] {
+		case 'b':
+			r = '\b'
+		case 'f':
+			r = '\f'
+		case 'n':
+			r = '\n'
+		case 'r':
+			r = '\r'
+		case 't':
+			r = '\t'
+		case 'u':
+			if i+6 > len(s) {
+				return append(dst[:start], `""`...)
+			}
+			r = hex4(s[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r >= 0xDC00 || i+6 > len(s) || s[i] != '\\' || s[i+1] != 'u' {
+					return append(dst[:start], `""`...)
+				}
+				r2 := hex4(s[i+2:])
+				if r2 < 0xDC00 || r2 > 0xDFFF {
+					return append(dst[:start], `""`...)
+				}
+				r = utf16.DecodeRune(r, r2)
+				i += 6
+			}
+			dst = appendEscaped(dst, r)
+			continue
+		default: // '"', '\\', '/'
+			r = rune(s[i+1])
+		}
+		dst = appendEscaped(dst, r)
+		i += 2
 	}
 	return append(dst, '"')
+}
+
+// appendEscaped writes r as appendQuoted writes it.
+func appendEscaped(dst []byte, r rune) []byte {
+	const hexDigits = "0123456789abcdef"
+	switch {
+	case r == '"' || r == '\\':
+		return append(dst, '\\', byte(r))
+	case r >= 0 && r < 0x20:
+		return append(dst, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF])
+	}
+	return utf8.AppendRune(dst, r)
 }
 
 // appendNumber writes the checked number v as [-]0 or [-]0.DDDeN with no
@@ -284,23 +487,23 @@ func appendQuoted(dst []byte, s []byte) []byte {
 // exponent is exact however long it is written: two numbers that differ
 // only far out in a huge exponent must not compare equal.
 func appendNumber(dst, v []byte) []byte {
-	neg := v[0] == '-'
+	neg := len(v) > 0 && v[0] == '-'
 	if neg {
 		v = v[1:]
 	}
-	var digits []byte
 	i := 0
 	for i < len(v) && isDigit(v[i]) {
-		digits = append(digits, v[i])
 		i++
 	}
-	intLen := len(digits)
+	intPart := v[:i]
+	var frac []byte
 	if i < len(v) && v[i] == '.' {
 		i++
+		j := i
 		for i < len(v) && isDigit(v[i]) {
-			digits = append(digits, v[i])
 			i++
 		}
+		frac = v[j:i]
 	}
 	expNeg := false
 	var exp []byte // the exponent's magnitude, decimal, no leading zeros
@@ -312,22 +515,29 @@ func appendNumber(dst, v []byte) []byte {
 		}
 		exp = bytes.TrimLeft(v[i:], "0")
 	}
-	lead := 0
-	for lead < len(digits) && digits[lead] == '0' {
-		lead++
+	// The digits are intPart then frac; lead of them are leading zeros.
+	lead := len(intPart) - len(bytes.TrimLeft(intPart, "0"))
+	if lead == len(intPart) {
+		lead += len(frac) - len(bytes.TrimLeft(frac, "0"))
 	}
-	if lead == len(digits) {
+	if lead == len(intPart)+len(frac) {
 		return append(dst, '0')
 	}
-	digits = bytes.TrimRight(digits[lead:], "0")
 	if neg {
 		dst = append(dst, '-')
 	}
 	dst = append(dst, '0', '.')
-	dst = append(dst, digits...)
+	if lead < len(intPart) {
+		dst = append(dst, intPart[lead:]...)
+		dst = append(dst, frac...)
+	} else {
+		dst = append(dst, frac[lead-len(intPart):]...)
+	}
+	// Not every digit is 0, so trimming stops after the point.
+	dst = bytes.TrimRight(dst, "0")
 	dst = append(dst, 'e')
-	// value = 0.digits × 10^(exp + intLen - lead)
-	return appendExponent(dst, expNeg, exp, intLen-lead)
+	// value = 0.digits × 10^(exp + len(intPart) - lead)
+	return appendExponent(dst, expNeg, exp, len(intPart)-lead)
 }
 
 // appendExponent writes the decimal ±mag + shift. |shift| is below the

@@ -1,7 +1,11 @@
 package stream
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -312,5 +316,220 @@ func TestTextIs(t *testing.T) {
 				t.Errorf("TextIs(%s, %q) = %v, want %v", tc.in, tc.s, got, tc.want)
 			}
 		})
+	}
+}
+
+// The canonical form as it was written before AppendCanonical read its
+// value in one pass (through Members and Elements, which skip each value
+// again at every level): the reference the one-pass writer must match byte
+// for byte, since identities are digests of it.
+func refCanonical(dst, v []byte) []byte {
+	switch TypeOf(v) {
+	case Object:
+		var buf [16]Field
+		fs := AppendMembers(buf[:0], v)
+		if !slices.IsSortedFunc(fs, refCompareNames) {
+			slices.SortFunc(fs, refCompareNames)
+		}
+		dst = append(dst, '{')
+		for k, f := range fs {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = refQuoted(dst, f.Name)
+			dst = append(dst, ':')
+			dst = refCanonical(dst, f.Value)
+		}
+		return append(dst, '}')
+	case Array:
+		dst = append(dst, '[')
+		n := 0
+		Elements(v, func(e []byte) bool {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = refCanonical(dst, e)
+			return true
+		})
+		return append(dst, ']')
+	case String:
+		if bytes.IndexByte(v, '\\') < 0 {
+			return append(dst, v...) // no escapes: already the one form
+		}
+		return refQuoted(dst, Unquote(v))
+	case Number:
+		return refNumber(dst, v)
+	default:
+		return append(dst, v...)
+	}
+}
+
+func refCompareNames(a, b Field) int { return bytes.Compare(a.Name, b.Name) }
+
+// refQuoted writes s as a JSON string, escaping only what JSON requires.
+func refQuoted(dst []byte, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '"' || ch == '\\':
+			dst = append(dst, '\\', ch)
+		case ch < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xF])
+		default:
+			dst = append(dst, ch)
+		}
+	}
+	return append(dst, '"')
+}
+
+// refNumber writes the checked number v as [-]0 or [-]0.DDDeN with no
+// leading or trailing zeros in the digits, so 1, 1.0 and 10e-1 agree. The
+// exponent is exact however long it is written: two numbers that differ
+// only far out in a huge exponent must not compare equal.
+func refNumber(dst, v []byte) []byte {
+	neg := v[0] == '-'
+	if neg {
+		v = v[1:]
+	}
+	var digits []byte
+	i := 0
+	for i < len(v) && isDigit(v[i]) {
+		digits = append(digits, v[i])
+		i++
+	}
+	intLen := len(digits)
+	if i < len(v) && v[i] == '.' {
+		i++
+		for i < len(v) && isDigit(v[i]) {
+			digits = append(digits, v[i])
+			i++
+		}
+	}
+	expNeg := false
+	var exp []byte // the exponent's magnitude, decimal, no leading zeros
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			expNeg = v[i] == '-'
+			i++
+		}
+		exp = bytes.TrimLeft(v[i:], "0")
+	}
+	lead := 0
+	for lead < len(digits) && digits[lead] == '0' {
+		lead++
+	}
+	if lead == len(digits) {
+		return append(dst, '0')
+	}
+	digits = bytes.TrimRight(digits[lead:], "0")
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, '0', '.')
+	dst = append(dst, digits...)
+	dst = append(dst, 'e')
+	// value = 0.digits × 10^(exp + intLen - lead)
+	return appendExponent(dst, expNeg, exp, intLen-lead)
+}
+
+
+// canonCorpus is values the one-pass canonical writer is compared with
+// the reference on: every shape of the tests above, objects out of order
+// at several levels, escapes everywhere, and every value of the shipped
+// exports' records.
+func canonCorpus(t testing.TB) [][]byte {
+	vs := []string{
+		`{}`, `[]`, `""`, `0`, `-0`, `null`, `true`, `false`, `{"a":{}}`, `[[],[[]],{}]`,
+		`{"b":2,"a":1}`, `{"b":{"d":1,"c":[{"f":1,"e":2}]},"a":[{"z":1,"y":2},{"x":[3,{"w":1,"v":0}]}]}`,
+		` { "b" : [ 1 , 2 ] , "a" : { } } `, `{"scope":"project","query":"x","limit":5,"mode":"semantic"}`,
+		`{"\u0062":1,"a":2,"\"":3,"\\":4,"\u0000":5,"\n":6,"é":7,"\u00e9t\u00e9":8,"😀":9,"\ud83d\ude00x":10}`,
+		`{"a\"b":1,"a":2,"a\\":3,"a\u0001":4,"a ":5}`, `"a\"b\\c\/d\b\f\n\r\t\u0000\u001f\u0020\u007f\u0080\u2028\uffff\ud83d\ude00"`,
+		`[1,1.0,10e-1,0.1e1,-1.5,-15e-1,0.001,1e-3,2.50,0e10,12345678901234567890,1e107374182399,-12.5e-107374182399,1E+1]`,
+		`{"k":[1e99999999999,-1e-99999999999,0.000e5,100e-2,1230000]}`,
+		`[` + strings.Repeat(`{"b":[`, 60) + `{"z":0,"a":1}` + strings.Repeat(`],"a":0}`, 60) + `]`,
+		strings.Repeat(`[`, 126) + `{"b":1,"a":2}` + strings.Repeat(`]`, 126),
+		`{` + manyMembers(100) + `,"a":{` + manyMembers(40) + `}}`,
+	}
+	var out [][]byte
+	for _, v := range vs {
+		out = append(out, []byte(v))
+	}
+	files, err := filepath.Glob("../testdata/codex/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no shipped exports: %v", err)
+	}
+	var c Checker
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if c.Check(line) != 0 {
+				continue
+			}
+			out = append(out, line)
+			var walk func(v []byte)
+			walk = func(v []byte) {
+				switch TypeOf(v) {
+				case Object:
+					Members(v, func(_, m []byte) bool { out = append(out, m); walk(m); return true })
+				case Array:
+					Elements(v, func(e []byte) bool { walk(e); return true })
+				}
+			}
+			walk(line)
+		}
+	}
+	return out
+}
+
+func TestAppendCanonicalMatchesReference(t *testing.T) {
+	var c Checker
+	for _, v := range canonCorpus(t) {
+		if code := c.CheckValue(v, 0); code != 0 {
+			t.Fatalf("corpus value %s: %s", shorten(string(v)), codeName(code))
+		}
+		got, want := AppendCanonical([]byte("p"), v), refCanonical([]byte("p"), v)
+		if !bytes.Equal(got, want) {
+			t.Errorf("AppendCanonical(%s) = %s, want %s (the reference)", shorten(string(v)), shorten(string(got)), shorten(string(want)))
+		}
+	}
+}
+
+// FuzzCanonical compares the one-pass canonical writer with the reference
+// on checked values, and requires it not to panic on any other input.
+func FuzzCanonical(f *testing.F) {
+	for _, v := range canonCorpus(f) {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		var c Checker
+		if c.CheckValue(v, 0) != 0 {
+			AppendCanonical(nil, v) // undefined, but it must return
+			return
+		}
+		got, want := AppendCanonical(nil, v), refCanonical(nil, v)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("AppendCanonical(%q) = %q, want %q (the reference)", v, got, want)
+		}
+	})
+}
+
+// TestAppendCanonicalAllocations: an arguments object, in order or not,
+// with escapes and numbers, is written without allocating once dst has
+// room: a decoder canonicalizes every new call's arguments.
+func TestAppendCanonicalAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	v := []byte(`{"scope":"project","query":"a \"quoted\" \u00e9 query","limit":10,"mode":"semantic","filters":{"tags":["x","y"],"since":1.50e3,"b":null,"a":true}}`)
+	dst := make([]byte, 0, 4*len(v))
+	if n := testing.AllocsPerRun(100, func() { dst = AppendCanonical(dst[:0], v) }); n != 0 {
+		t.Errorf("AppendCanonical of an arguments object: %.0f allocations, want 0", n)
 	}
 }
