@@ -436,7 +436,6 @@ func refNumber(dst, v []byte) []byte {
 	return appendExponent(dst, expNeg, exp, intLen-lead)
 }
 
-
 // canonCorpus is values the one-pass canonical writer is compared with
 // the reference on: every shape of the tests above, objects out of order
 // at several levels, escapes everywhere, and every value of the shipped
