@@ -82,6 +82,7 @@ type position struct {
 // the last one, how the input ended.
 type batch struct {
 	buf   []byte
+	own   []byte // buf's own storage while buf is a record lent by the Lines
 	lines []lineRef
 	spans []Span // offsets in the record's line
 	first int    // the record number of lines[0]: lines hold consecutive records
@@ -137,29 +138,75 @@ func newPrefetch(l *Lines, c *Checker, size, lines int) *Prefetch {
 
 // frame fills batches from l and sends them to out, the last one with the
 // Lines' error.
+//
+// A record longer than a batch is not copied: its batch holds it where l
+// assembled it, and l reads on only once that batch is back, so that the
+// largest record is in memory once. A batch ends before a record that
+// would outgrow its buffer.
 func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
-	for {
+	var (
+		held   []byte // a record read from l and not yet in a batch
+		has    bool
+		heldAt position // its record number and the bytes consumed with it
+		lent   *batch   // the batch holding a record in l's buffer
+		spare  []*batch // free batches received while waiting for lent
+	)
+	// back takes a batch returned by the last stage, or a spare one when
+	// that is allowed; false once closed.
+	back := func(spareToo bool) (*batch, bool) {
 		var b *batch
-		select {
-		case b = <-p.free:
-		case <-p.done:
+		if n := len(spare); spareToo && n > 0 {
+			b, spare = spare[n-1], spare[:n-1]
+		} else {
+			select {
+			case b = <-p.free:
+			case <-p.done:
+				return nil, false
+			}
+		}
+		if b == lent {
+			b.buf, b.own, lent = b.own, nil, nil
+		}
+		return b, true
+	}
+	for {
+		b, ok := back(true)
+		if !ok {
 			return
 		}
 		Mark("frame+")
 		b.buf, b.lines, b.spans, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.spans[:0], nil, 0, nil
 		for len(b.buf) < p.size && len(b.lines) < p.lines {
-			line, err := l.Next()
-			if err != nil {
-				b.err, b.sum = err, l.Sum()
-				b.final = position{record: l.Record(), bytes: l.Bytes()}
+			if !has {
+				for lent != nil {
+					x, ok := back(false)
+					if !ok {
+						return
+					}
+					spare = append(spare, x)
+				}
+				line, err := l.Next()
+				if err != nil {
+					b.err, b.sum = err, l.Sum()
+					b.final = position{record: l.Record(), bytes: l.Bytes()}
+					break
+				}
+				held, has, heldAt = line, true, position{l.Record(), l.Bytes()}
+			}
+			if len(b.lines) > 0 && (len(held) > p.size || len(b.buf)+len(held) > cap(b.buf)) {
+				break // the record starts the next batch
+			}
+			b.first = heldAt.record - len(b.lines)
+			if len(held) > p.size {
+				b.own, b.buf, lent = b.buf, held, b
+			} else {
+				b.buf = append(b.buf, held...)
+			}
+			b.lines = append(b.lines, lineRef{start: int32(len(b.buf) - len(held)), end: int32(len(b.buf)), bytes: heldAt.bytes})
+			has = false
+			if lent == b {
 				break
 			}
-			if len(b.lines) == 0 {
-				b.first = l.Record()
-			}
-			start := len(b.buf)
-			b.buf = append(b.buf, line...)
-			b.lines = append(b.lines, lineRef{start: int32(start), end: int32(len(b.buf)), bytes: l.Bytes()})
 		}
 		// Once sent, the batch belongs to the next stage: whether it ends
 		// the input is read before.

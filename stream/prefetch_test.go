@@ -119,6 +119,10 @@ func prefetchInputs(t testing.TB) map[string][]byte {
 	in["duplicate late"] = []byte(many + `{"a":1,"a":2}` + "\n")
 	in["web_search ids"] = []byte(strings.Repeat(`{"type":"item.completed","item":{"id":"item_1","type":"web_search","id":"ws","query":"q"}}`+"\n", 2000))
 	in["malformed after long"] = []byte(long + long + "{\n" + many)
+	// longer than a product batch: lent to the batch, not copied
+	longer := `{"type":"error","message":"` + strings.Repeat("y", 300<<10) + `"}`
+	in["records longer than a batch"] = []byte(longer + "\n" + many + longer + "\n" + longer + "\n" + long + longer)
+	in["malformed longer than a batch"] = []byte(many + longer[:len(longer)-1] + "\n" + many)
 	return in
 }
 
