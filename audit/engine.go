@@ -30,6 +30,9 @@ const (
 	EventStreamError
 	// EventUnknown is a record or event kind outside the contract.
 	EventUnknown
+	// EventDiscovery is tool discovery (Claude Code's ToolSearch): neither
+	// a call nor an effect, counted in tool_discovery only (SPEC §9).
+	EventDiscovery
 )
 
 // Outcome is how a call ended.
@@ -65,6 +68,14 @@ type Event struct {
 	ProjectScoped bool
 	TerminalOnly  bool
 	UnknownType   bool
+	// SubAgent: a sub-agent's call, which memory_first does not look at
+	// (SPEC §9). ScopeUnknown: its input was cut off (message_aborted), so
+	// it is no project search, and as the first call it leaves memory_first
+	// inconclusive. NoResult: a call that gets no result of its own (a
+	// server tool), never incomplete.
+	SubAgent     bool
+	ScopeUnknown bool
+	NoResult     bool
 
 	// Result: how the call ended, and for a search whether the result has
 	// the retrieval shape (mode, count, results).
@@ -121,9 +132,13 @@ type Engine struct {
 	events   int
 	evidence codeSet
 
-	first        *Event // the first dispatched call
+	first        *Event // the first dispatched call (of the main agent)
 	firstEvent   Event
 	orderUnknown bool // the first call cannot be established
+	// unavailable: the input proves the memory server was not available
+	// to the agent (SPEC §9): a fail of memory_first or retrieval_result is
+	// then inconclusive.
+	unavailable bool
 
 	pending map[int]pending
 
@@ -196,6 +211,8 @@ func (e *Engine) Add(ev Event) Code {
 		e.counts.Reasoning = satAdd(e.counts.Reasoning, 1)
 	case EventStreamError:
 		e.counts.StreamErrors++
+	case EventDiscovery:
+		e.counts.ToolDiscovery++
 	case EventUnknown:
 		e.counts.UnknownRecords = satAdd(e.counts.UnknownRecords, 1)
 		e.evidence.add(UnknownRecord)
@@ -211,7 +228,7 @@ func (e *Engine) Add(ev Event) Code {
 func (e *Engine) call(ev Event) {
 	c := &e.counts
 	c.Calls++
-	if e.first == nil {
+	if e.first == nil && !ev.SubAgent {
 		e.firstEvent = ev
 		e.first = &e.firstEvent
 		if ev.UnknownType {
@@ -235,7 +252,7 @@ func (e *Engine) call(ev Event) {
 		e.observe(OpaqueToolEffects, ev.Record, ev.Where)
 	case Read:
 		c.MemoryCalls++
-		if ev.Tool == MemorySearch && ev.ProjectScoped {
+		if ev.Tool == MemorySearch && ev.ProjectScoped && !ev.ScopeUnknown {
 			c.ProjectSearches++
 		}
 	case Capture:
@@ -250,7 +267,9 @@ func (e *Engine) call(ev Event) {
 		e.destructive = true
 		e.observe(DestructiveMutation, ev.Record, ev.Where)
 	}
-	e.pending[ev.Ref] = pending{tool: ev.Tool, projectScoped: ev.ProjectScoped, record: ev.Record, where: ev.Where}
+	if !ev.NoResult {
+		e.pending[ev.Ref] = pending{tool: ev.Tool, projectScoped: ev.ProjectScoped, record: ev.Record, where: ev.Where}
+	}
 }
 
 func (e *Engine) result(ev Event) {
@@ -301,6 +320,23 @@ func (e *Engine) Note(c Code, record int, where string) {
 		e.orderUnknown = true
 		e.observe(DispatchOrderUnknown, record, where)
 	}
+}
+
+// HideOrder records, at record and where, something that hides when the
+// first call was dispatched if it comes before that call (a sub-agent's
+// record whose parent call was never seen, SPEC §9).
+func (e *Engine) HideOrder(record int, where string) {
+	if e.first == nil {
+		e.orderUnknown = true
+		e.observe(DispatchOrderUnknown, record, where)
+	}
+}
+
+// Unavailable records, at record and where, that the memory server was
+// not available to the agent (SPEC §9).
+func (e *Engine) Unavailable(record int, where string) {
+	e.unavailable = true
+	e.observe(MemoryServerUnavailable, record, where)
 }
 
 // AddUnknownRecords counts records a capture says it omitted.
@@ -370,8 +406,8 @@ func (e *Engine) Finish() (Checks, Counts) {
 	e.observe(ProjectSearchAbsent, -1, "")
 	c := Checks{
 		EvidenceComplete:    e.evidenceComplete(),
-		MemoryFirst:         e.memoryFirst(),
-		RetrievalResult:     e.retrievalResult(),
+		MemoryFirst:         e.excused(e.memoryFirst()),
+		RetrievalResult:     e.excused(e.retrievalResult()),
 		DirectWriteBoundary: e.directWriteBoundary(),
 	}
 	e.findings = e.findingsOf(c)
@@ -451,12 +487,23 @@ func (e *Engine) absent() Check {
 	return check(Fail, ProjectSearchAbsent)
 }
 
+// excused turns a fail into inconclusive memory_server_unavailable when the
+// memory tools were not available to the agent (SPEC §9).
+func (e *Engine) excused(c Check) Check {
+	if e.unavailable && c.State == Fail {
+		return check(Inconclusive, MemoryServerUnavailable)
+	}
+	return c
+}
+
 func (e *Engine) memoryFirst() Check {
 	switch {
 	case e.orderUnknown:
 		return check(Inconclusive, DispatchOrderUnknown)
 	case e.first == nil:
 		return e.absent()
+	case e.first.ScopeUnknown:
+		return check(Inconclusive, MessageAborted)
 	case e.first.Tool != MemorySearch:
 		return check(Fail, ToolBeforeProjectSearch)
 	case !e.first.ProjectScoped:

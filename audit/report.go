@@ -86,9 +86,10 @@ func DisabledReport() Disabled {
 	return Disabled{Schema: Schema, Enabled: false, Status: StatusDisabled}
 }
 
-// Format names of the two inputs.
+// Format names of the inputs.
 const (
 	FormatCodex      = "codex-jsonl"
+	FormatClaude     = "claude-jsonl"
 	FormatTrajectory = "trajectory"
 )
 

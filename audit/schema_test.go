@@ -71,7 +71,7 @@ func reportSchema() obj {
 		"status":    obj{"enum": []string{"pass", "fail", "inconclusive", "invalid"}},
 		"exit_code": obj{"enum": []int{0, 1, 2, 3}},
 		"input": closed([]string{"format", "source", "harness", "sha256", "bytes", "records", "events"}, obj{
-			"format":  obj{"enum": []string{FormatCodex, FormatTrajectory}},
+			"format":  obj{"enum": []string{FormatCodex, FormatClaude, FormatTrajectory}},
 			"source":  obj{"enum": []string{"file", "stdin"}},
 			"harness": obj{"enum": []any{"codex", "claude-code", "opencode", "pi", nil}},
 			"sha256":  nullable(digest),

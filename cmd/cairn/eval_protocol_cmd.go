@@ -15,6 +15,7 @@ import (
 
 type evalProtocolCmd struct {
 	CodexJSONL        inputFlag `name:"codex-jsonl" placeholder:"PATH" xor:"input" help:"Audit a codex exec --json export (JSONL); - reads standard input."`
+	ClaudeJSONL       inputFlag `name:"claude-jsonl" placeholder:"PATH" xor:"input" help:"Audit a claude -p --output-format stream-json --verbose stream (JSONL); - reads standard input."`
 	Trajectory        inputFlag `name:"trajectory" placeholder:"PATH" xor:"input" help:"Audit a normalized Claude Code, OpenCode or Pi trajectory; - reads standard input."`
 	JSON              bool      `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
 	CaptureAuthorized bool      `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
@@ -22,7 +23,8 @@ type evalProtocolCmd struct {
 
 func (c *evalProtocolCmd) Help() string {
 	return strings.TrimSpace(`
-Give exactly one input: --codex-jsonl PATH or --trajectory PATH (- for stdin).
+Give exactly one input: --codex-jsonl PATH, --claude-jsonl PATH or
+--trajectory PATH (- for stdin).
 
 Off by default: the audit runs only when CAIRN_EVAL is 1, true, yes or on.
 Otherwise it prints a disabled envelope and exits 0 without reading input;
@@ -68,8 +70,8 @@ func gateOn(v string) bool {
 // required. (Marking both flags required would make kong's usage line read
 // as if both were needed.)
 func (c *evalProtocolCmd) Validate() error {
-	if !c.CodexJSONL.set && !c.Trajectory.set {
-		return errors.New("give one input: --codex-jsonl PATH or --trajectory PATH (- reads standard input)")
+	if !c.CodexJSONL.set && !c.ClaudeJSONL.set && !c.Trajectory.set {
+		return errors.New("give one input: --codex-jsonl PATH, --claude-jsonl PATH or --trajectory PATH (- reads standard input)")
 	}
 	return nil
 }
@@ -86,7 +88,10 @@ func (c *evalProtocolCmd) Run(e *env) error {
 		return nil
 	}
 	format, path := audit.FormatCodex, c.CodexJSONL.path
-	if c.Trajectory.set {
+	switch {
+	case c.ClaudeJSONL.set:
+		format, path = audit.FormatClaude, c.ClaudeJSONL.path
+	case c.Trajectory.set:
 		format, path = audit.FormatTrajectory, c.Trajectory.path
 	}
 	source := "file"
@@ -133,6 +138,7 @@ func colorAllowed(terminal bool, getenv func(string) string) bool {
 // that reads them.
 var formats = map[string]normalize.Reader{
 	audit.FormatCodex:      normalize.ReadCodex,
+	audit.FormatClaude:     normalize.ReadClaude,
 	audit.FormatTrajectory: normalize.ReadTrajectory,
 }
 

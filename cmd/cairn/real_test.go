@@ -85,3 +85,10 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 		}
 	}
 }
+
+// TestRealClaudeCaptures is TestRealCodexCaptures for the streams printed
+// by real claude binaries (testdata/claude/real/VERSION, made by
+// scripts/claude-real/run.sh).
+func TestRealClaudeCaptures(t *testing.T) {
+	runRealCaptures(t, "../../testdata/claude/real", "--claude-jsonl", []string{"2.1.290", "2.1.332"})
+}

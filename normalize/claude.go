@@ -1,0 +1,629 @@
+package normalize
+
+import (
+	"errors"
+	"io"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/lifecycle"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// The Claude Code stream-json contract (SPEC §9): the stdout of
+// claude -p --output-format stream-json --verbose, as the CLI of
+// @anthropic-ai/claude-code 2.1.332 prints it (reference/claude-stream-json.md),
+// whose record types are the SDKMessage union of
+// @anthropic-ai/claude-agent-sdk 0.3.332.
+
+// claudeBenign are the record types of the pinned SDKMessage union that carry
+// no tool-call evidence besides system (whose subtypes are below): counted,
+// never decoded further.
+var claudeBenign = []string{
+	"stream_event", // SDKPartialAssistantMessage: never a call, not even a partial tool_use
+	"tool_progress", "tool_use_summary", "auth_status", "rate_limit_event",
+	"prompt_suggestion", "conversation_reset",
+}
+
+// claudeBenignSystem are the system subtypes of the pinned union besides
+// init; api_retry is counted as a stream error.
+var claudeBenignSystem = []string{
+	"api_retry", "status", "compact_boundary", "permission_denied", "thinking_tokens",
+	"task_started", "task_progress", "task_updated", "task_notification", "background_tasks_changed",
+	"hook_started", "hook_progress", "hook_response", "notification", "informational",
+	"control_request_progress", "model_refusal_fallback", "model_refusal_no_fallback",
+	"local_command_output", "plugin_install", "session_state_changed", "worker_shutting_down",
+	"commands_changed", "files_persisted", "memory_recall", "elicitation_complete",
+	"mirror_error", "session_writes_lost",
+}
+
+// ClaudeBenign lists the benign record types and "system/SUBTYPE"s, for the
+// test that checks them against the captures and the SDK.
+func ClaudeBenign() []string {
+	out := append([]string{}, claudeBenign...)
+	for _, s := range claudeBenignSystem {
+		out = append(out, "system/"+s)
+	}
+	return out
+}
+
+// Places of this format (SPEC §7.1, §9), for findings and errors.
+const (
+	claudeInit       = "init"
+	claudeAssistant  = "assistant"
+	claudeUser       = "user"
+	claudeResult     = "result"
+	claudeToolUse    = "assistant.tool_use"
+	claudeToolResult = "user.tool_result"
+)
+
+// ClaudePlaces lists every place a Claude Code finding or error may name.
+func ClaudePlaces() []string {
+	return append([]string{
+		"type", "system", "system.subtype", claudeInit, "init.mcp_servers", "init.mcp_servers[]",
+		claudeAssistant, "assistant.message", "assistant.message.content", "assistant.message.content[]",
+		"assistant.parent_tool_use_id", claudeToolUse, "assistant.tool_use.id", "assistant.tool_use.name",
+		"assistant.tool_use.input", "assistant.server_tool_use",
+		claudeUser, "user.message", "user.message.content", "user.message.content[]",
+		claudeToolResult, "user.tool_result.tool_use_id", "user.tool_result.content", "user.tool_result.is_error",
+		claudeResult, "result.subtype", "result.is_error", "result.terminal_reason",
+	}, claudeBenign...)
+}
+
+// claudeCall is what is kept per tool_use id.
+type claudeCall struct {
+	ref       int
+	result    bool
+	discovery bool // ToolSearch: its result is not judged
+	server    bool // server_tool_use: no result of its own
+}
+
+// Claude feeds the records of a Claude Code stream, one at a time, to the
+// engine (SPEC §9). It keeps per call only a digest of its id and what its
+// result needs; never ids, names or payloads.
+type Claude struct {
+	engine *audit.Engine
+	calls  map[lifecycle.Key]claudeCall
+	n      int // the record being read
+	refs   int // call refs handed out
+
+	open      int  // turns opened by init and not yet closed by result
+	sawInit   bool // a first init was seen
+	text      textJSON
+	unknownAt map[string]bool // places of unknown fields noted for this record
+}
+
+// NewClaude returns a Claude Code front end that feeds e.
+func NewClaude(e *audit.Engine) *Claude {
+	return &Claude{engine: e, calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
+}
+
+func (c *Claude) invalid(code audit.Code, where string) error {
+	return audit.InvalidAt(code, c.n, where, nil)
+}
+
+func (c *Claude) violation(where string) error { return c.invalid(audit.SchemaViolation, where) }
+
+func (c *Claude) add(ev audit.Event) error {
+	ev.Record = c.n
+	if code := c.engine.Add(ev); code != 0 {
+		return audit.Invalid(code, c.n, nil)
+	}
+	return nil
+}
+
+func (c *Claude) note(code audit.Code, where string) { c.engine.Note(code, c.n, where) }
+
+// unknownField notes a member outside the contract in the object at where,
+// once per record and place.
+func (c *Claude) unknownField(where string) {
+	if !c.unknownAt[where] {
+		c.unknownAt[where] = true
+		c.note(audit.UnknownField, where)
+	}
+}
+
+// Checked takes the record on 1-based line n, checked by a stream.Checker
+// with the verdict v. An invalid record returns an *audit.InputError;
+// nothing after it may be fed.
+func (c *Claude) Checked(line []byte, n int, v stream.Verdict) error {
+	if v.Code != 0 {
+		return audit.Invalid(v.Code, n, v.Cause)
+	}
+	c.n = n
+	clear(c.unknownAt)
+	var typ, subtype []byte
+	for _, sp := range v.Root {
+		name, value := sp.In(line)
+		switch string(name) {
+		case "type":
+			typ = value
+		case "subtype":
+			subtype = value
+		}
+	}
+	if stream.TypeOf(typ) != stream.String {
+		return c.violation("type")
+	}
+	t := stream.Unquote(typ)
+	switch string(t) {
+	case "system":
+		return c.system(line, v.Root, subtype)
+	case "assistant", "user", "result":
+		if c.open == 0 {
+			return c.invalid(audit.EventOutsideTurn, string(t))
+		}
+		if err := c.superseded(line, v.Root, string(t)); err != nil {
+			return err
+		}
+		switch string(t) {
+		case "assistant":
+			return c.assistant(line, v.Root)
+		case "user":
+			return c.user(line, v.Root)
+		}
+		return c.result(line, v.Root)
+	}
+	for _, b := range claudeBenign {
+		if string(t) == b {
+			return c.add(audit.Event{Kind: audit.EventCounted, Where: b})
+		}
+	}
+	return c.add(audit.Event{Kind: audit.EventUnknown})
+}
+
+// superseded notes message_superseded for a record whose supersedes names
+// earlier records.
+func (c *Claude) superseded(line []byte, root []stream.Span, where string) error {
+	for _, sp := range root {
+		if name, value := sp.In(line); string(name) == "supersedes" {
+			switch stream.TypeOf(value) {
+			case stream.Null:
+			case stream.Array:
+				if !emptyArray(value) {
+					c.note(audit.MessageSuperseded, where)
+				}
+			default:
+				c.note(audit.MessageSuperseded, where)
+			}
+		}
+	}
+	return nil
+}
+
+func emptyArray(v []byte) bool {
+	empty := true
+	stream.Elements(v, func([]byte) bool { empty = false; return false })
+	return empty
+}
+
+func (c *Claude) system(line []byte, root []stream.Span, subtype []byte) error {
+	if stream.TypeOf(subtype) != stream.String {
+		return c.violation("system.subtype")
+	}
+	st := stream.Unquote(subtype)
+	if string(st) == "init" {
+		return c.init(line, root)
+	}
+	for _, b := range claudeBenignSystem {
+		if string(st) == b {
+			kind := audit.EventCounted
+			if b == "api_retry" {
+				kind = audit.EventStreamError
+			}
+			return c.add(audit.Event{Kind: kind, Where: "system"})
+		}
+	}
+	return c.add(audit.Event{Kind: audit.EventUnknown})
+}
+
+// init opens a turn; the first one says whether the memory server was
+// available.
+func (c *Claude) init(line []byte, root []stream.Span) error {
+	var servers []byte
+	for _, sp := range root {
+		if name, value := sp.In(line); string(name) == "mcp_servers" {
+			servers = value
+		}
+	}
+	if stream.TypeOf(servers) != stream.Array {
+		return c.violation("init.mcp_servers")
+	}
+	available, bad := false, false
+	stream.Elements(servers, func(e []byte) bool {
+		var name, status []byte
+		stream.Members(e, func(n, v []byte) bool {
+			switch string(n) {
+			case "name":
+				name = v
+			case "status":
+				status = v
+			}
+			return true
+		})
+		if stream.TypeOf(e) != stream.Object || stream.TypeOf(name) != stream.String || stream.TypeOf(status) != stream.String {
+			bad = true
+			return false
+		}
+		if audit.IsServer(stream.Text(name)) {
+			switch stream.Text(status) {
+			case "failed", "needs-auth", "disabled":
+			default: // connected, pending or another status
+				available = true
+			}
+		}
+		return true
+	})
+	if bad {
+		return c.violation("init.mcp_servers[]")
+	}
+	if !c.sawInit {
+		c.sawInit = true
+		if !available {
+			c.engine.Unavailable(c.n, claudeInit)
+		}
+	}
+	c.open++
+	return c.add(audit.Event{Kind: audit.EventCounted, Where: claudeInit})
+}
+
+// result closes a turn.
+func (c *Claude) result(line []byte, root []stream.Span) error {
+	var subtype, isError, reason []byte
+	for _, sp := range root {
+		name, value := sp.In(line)
+		switch string(name) {
+		case "subtype":
+			subtype = value
+		case "is_error":
+			isError = value
+		case "terminal_reason":
+			reason = value
+		}
+	}
+	switch {
+	case stream.TypeOf(subtype) != stream.String:
+		return c.violation("result.subtype")
+	case stream.TypeOf(isError) != stream.Bool:
+		return c.violation("result.is_error")
+	case reason != nil && stream.TypeOf(reason) != stream.String:
+		return c.violation("result.terminal_reason")
+	}
+	c.open--
+	if !stream.TextIs(subtype, "success") || string(isError) == "true" ||
+		reason != nil && !stream.TextIs(reason, "completed") {
+		c.note(audit.TurnFailed, claudeResult)
+	}
+	return c.add(audit.Event{Kind: audit.EventCounted, Where: claudeResult})
+}
+
+// message finds the record's message.content and parent_tool_use_id.
+func message(line []byte, root []stream.Span) (content, parent []byte, hasParent bool) {
+	for _, sp := range root {
+		name, value := sp.In(line)
+		switch string(name) {
+		case "message":
+			stream.Members(value, func(n, v []byte) bool {
+				if string(n) == "content" {
+					content = v
+					return false
+				}
+				return true
+			})
+			if stream.TypeOf(value) != stream.Object {
+				content = nil
+			}
+		case "parent_tool_use_id":
+			parent, hasParent = value, true
+		}
+	}
+	return content, parent, hasParent
+}
+
+func (c *Claude) assistant(line []byte, root []stream.Span) error {
+	content, parent, hasParent := message(line, root)
+	if stream.TypeOf(content) != stream.Array {
+		return c.violation("assistant.message.content")
+	}
+	if !hasParent || stream.TypeOf(parent) != stream.String && stream.TypeOf(parent) != stream.Null {
+		return c.violation("assistant.parent_tool_use_id")
+	}
+	sub := stream.TypeOf(parent) == stream.String
+	if sub {
+		if _, ok := c.calls[lifecycle.KeyOf(stream.Unquote(parent))]; !ok {
+			// A sub-agent whose parent call was never seen: its calls may
+			// have come before the main agent's first one.
+			c.engine.HideOrder(c.n, claudeAssistant)
+		}
+	}
+	for _, sp := range root {
+		name, value := sp.In(line)
+		switch {
+		case string(name) == "aborted" && string(value) == "true":
+			c.note(audit.MessageAborted, claudeAssistant)
+		case string(name) == "is_api_error_message" && string(value) == "true":
+			// The CLI's own notice of an API error: a stream error, not
+			// narration; its text is not kept.
+			return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeAssistant})
+		}
+	}
+	var err error
+	stream.Elements(content, func(block []byte) bool {
+		err = c.assistantBlock(block, sub)
+		return err == nil
+	})
+	return err
+}
+
+func (c *Claude) assistantBlock(block []byte, sub bool) error {
+	if stream.TypeOf(block) != stream.Object {
+		return c.violation("assistant.message.content[]")
+	}
+	var typ, id, name, input []byte
+	unknown := false
+	stream.Members(block, func(n, v []byte) bool {
+		switch string(n) {
+		case "type":
+			typ = v
+		case "id":
+			id = v
+		case "name":
+			name = v
+		case "input":
+			input = v
+		default:
+			unknown = true
+		}
+		return true
+	})
+	if stream.TypeOf(typ) != stream.String {
+		return c.violation("assistant.message.content[]")
+	}
+	switch stream.Text(typ) {
+	case "text":
+		return c.add(audit.Event{Kind: audit.EventNarration, Where: claudeAssistant})
+	case "thinking", "redacted_thinking":
+		return c.add(audit.Event{Kind: audit.EventReasoning, Where: claudeAssistant})
+	case "server_tool_use":
+		// A tool the API runs (web search): an opaque call, no result of
+		// its own in the stream.
+		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, NoResult: true, Where: "assistant.server_tool_use"})
+	case "tool_use":
+	default:
+		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, UnknownType: true, NoResult: true, Where: claudeAssistant})
+	}
+	if unknown {
+		c.unknownField(claudeToolUse)
+	}
+	switch {
+	case stream.TypeOf(id) != stream.String || len(id) <= 2:
+		return c.violation("assistant.tool_use.id")
+	case stream.TypeOf(name) != stream.String:
+		return c.violation("assistant.tool_use.name")
+	case input == nil:
+		return c.violation("assistant.tool_use.input")
+	}
+	k := lifecycle.KeyOf(stream.Unquote(id))
+	if _, dup := c.calls[k]; dup {
+		return c.invalid(audit.DuplicateCallID, "assistant.tool_use.id")
+	}
+	tool := stream.Unquote(name)
+	if string(tool) == "ToolSearch" {
+		// Tool discovery: the model loads a tool's definition; no call.
+		c.calls[k] = claudeCall{discovery: true}
+		return c.add(audit.Event{Kind: audit.EventDiscovery, Where: claudeToolUse})
+	}
+	ref := c.nextRef()
+	c.calls[k] = claudeCall{ref: ref}
+	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub, Where: claudeToolUse, Tool: claudeTool(tool)}
+	if unparsed(input) {
+		// The message was cut off (max_tokens): the call's input is unknown.
+		c.note(audit.MessageAborted, claudeToolUse)
+		ev.ScopeUnknown = true
+	} else {
+		ev.ProjectScoped = projectScoped(input)
+	}
+	return c.add(ev)
+}
+
+func (c *Claude) nextRef() int {
+	c.refs++
+	return c.refs
+}
+
+// claudeTool is the catalog tool a Claude Code tool name names: exactly
+// mcp__cairn-memory__TOOL or mcp__cairn_memory__TOOL (SPEC §9); any other
+// name is an opaque call.
+func claudeTool(name []byte) audit.Tool {
+	for _, server := range audit.Servers {
+		prefix := "mcp__" + server + "__"
+		if len(name) > len(prefix) && string(name[:len(prefix)]) == prefix {
+			return audit.LookupTool(string(name[len(prefix):]))
+		}
+	}
+	return audit.NoTool
+}
+
+// unparsed reports whether a tool_use input is the CLI's wrapper for input
+// it could not parse: an object whose only member is __unparsedToolInput.
+func unparsed(input []byte) bool {
+	members, wrapped := 0, false
+	stream.Members(input, func(n, _ []byte) bool {
+		members++
+		wrapped = string(n) == "__unparsedToolInput"
+		return members == 1
+	})
+	return members == 1 && wrapped
+}
+
+func (c *Claude) user(line []byte, root []stream.Span) error {
+	content, _, _ := message(line, root)
+	switch stream.TypeOf(content) {
+	case stream.String:
+		// A prompt or a notice the CLI added: counted only.
+		return c.add(audit.Event{Kind: audit.EventCounted, Where: claudeUser})
+	case stream.Array:
+	default:
+		return c.violation("user.message.content")
+	}
+	results := 0
+	stream.Elements(content, func(block []byte) bool {
+		if isBlock(block, "tool_result") {
+			results++
+		}
+		return true
+	})
+	var structured []byte
+	if results == 1 {
+		structured = structuredContent(line, root)
+	}
+	var err error
+	stream.Elements(content, func(block []byte) bool {
+		err = c.userBlock(block, structured)
+		return err == nil
+	})
+	return err
+}
+
+func isBlock(block []byte, typ string) bool {
+	is := false
+	stream.Members(block, func(n, v []byte) bool {
+		if string(n) == "type" {
+			is = stream.TextIs(v, typ)
+			return false
+		}
+		return true
+	})
+	return is
+}
+
+// structuredContent is the record's tool_use_result.structuredContent when
+// that is an object (an MCP call's structured result), else nil.
+func structuredContent(line []byte, root []stream.Span) []byte {
+	var sc []byte
+	for _, sp := range root {
+		if name, value := sp.In(line); string(name) == "tool_use_result" {
+			stream.Members(value, func(n, v []byte) bool {
+				if string(n) == "structuredContent" {
+					sc = v
+					return false
+				}
+				return true
+			})
+		}
+	}
+	if stream.TypeOf(sc) != stream.Object {
+		return nil
+	}
+	return sc
+}
+
+func (c *Claude) userBlock(block []byte, structured []byte) error {
+	if stream.TypeOf(block) != stream.Object {
+		return c.violation("user.message.content[]")
+	}
+	var typ, id, content, isError []byte
+	unknown := false
+	stream.Members(block, func(n, v []byte) bool {
+		switch string(n) {
+		case "type":
+			typ = v
+		case "tool_use_id":
+			id = v
+		case "content":
+			content = v
+		case "is_error":
+			isError = v
+		default:
+			unknown = true
+		}
+		return true
+	})
+	if stream.TypeOf(typ) != stream.String {
+		return c.violation("user.message.content[]")
+	}
+	switch stream.Text(typ) {
+	case "text":
+		return c.add(audit.Event{Kind: audit.EventCounted, Where: claudeUser})
+	case "tool_result":
+	default:
+		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), UnknownType: true, NoResult: true, Where: claudeUser})
+	}
+	if unknown {
+		c.unknownField(claudeToolResult)
+	}
+	switch {
+	case stream.TypeOf(id) != stream.String:
+		return c.violation("user.tool_result.tool_use_id")
+	case content == nil:
+		return c.violation("user.tool_result.content")
+	case isError != nil && stream.TypeOf(isError) != stream.Bool:
+		return c.violation("user.tool_result.is_error")
+	}
+	k := lifecycle.KeyOf(stream.Unquote(id))
+	call, ok := c.calls[k]
+	switch {
+	case !ok:
+		return c.invalid(audit.OrphanResult, "user.tool_result.tool_use_id")
+	case call.result:
+		return c.invalid(audit.DuplicateResult, "user.tool_result.tool_use_id")
+	}
+	call.result = true
+	c.calls[k] = call
+	if call.discovery {
+		return nil // a ToolSearch result changes nothing
+	}
+	ev := audit.Event{Kind: audit.EventResult, Ref: call.ref, Where: claudeToolResult}
+	switch {
+	case string(isError) == "true":
+		ev.Outcome = audit.Failed
+	case structured != nil:
+		ev.Retrieval = RetrievalShape(structured)
+	case stream.TypeOf(content) == stream.String:
+		ev.Retrieval = c.text.retrieval(content)
+	case stream.TypeOf(content) == stream.Array:
+		ev.Retrieval = c.text.retrieval(firstTextBlock(content))
+	}
+	return c.add(ev)
+}
+
+// End reports the end of input: a turn still open, or none at all, is
+// turn_incomplete.
+func (c *Claude) End() {
+	if c.open > 0 || !c.sawInit {
+		c.engine.Note(audit.TurnIncomplete, -1, "")
+	}
+}
+
+// NewClaudeChecker returns the JSON checker a Claude Code stream's records
+// must pass: no repeated member name anywhere.
+func NewClaudeChecker() *stream.Checker { return &stream.Checker{} }
+
+// ReadClaude runs a Claude Code stream-json stream (SPEC §9) through the
+// engine.
+func ReadClaude(r io.Reader, capture bool) Input {
+	engine := audit.NewEngine(capture)
+	claude := NewClaude(engine)
+	lines := stream.NewPrefetch(stream.NewLines(r), NewClaudeChecker())
+	defer lines.Close()
+	result := func(err error) Input {
+		in := Input{Engine: engine, Harness: "claude-code", Bytes: lines.Bytes(), Records: lines.Record(), Err: err}
+		if err == nil {
+			in.Sum = lines.Sum()
+		}
+		return in
+	}
+	for {
+		line, err := lines.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil {
+			err = claude.Checked(line, lines.Record(), lines.Checked())
+		}
+		if err != nil {
+			return result(err)
+		}
+	}
+	claude.End()
+	return result(nil)
+}
