@@ -15,7 +15,8 @@ var Harnesses = []string{"claude-code", "opencode", "pi"}
 
 // memoryTool finds a memory tool by its exact name as harness h spells it:
 // the bare catalog name for every harness, plus the harness's native MCP
-// spelling for the servers cairn-memory and cairn_memory. Never by suffix.
+// spelling for the servers cairn-memory and cairn_memory (Claude Code and
+// Pi: mcp__SERVER__TOOL; OpenCode: SERVER_TOOL). Never by suffix.
 func memoryTool(h, name string) audit.Tool {
 	if t := audit.LookupTool(name); t != audit.NoTool {
 		return t
@@ -23,7 +24,7 @@ func memoryTool(h, name string) audit.Tool {
 	for _, server := range audit.Servers {
 		var prefix string
 		switch h {
-		case "claude-code":
+		case "claude-code", "pi": // Pi 0.99+ names MCP tools itself (SPEC §5)
 			prefix = "mcp__" + server + "__"
 		case "opencode":
 			prefix = server + "_"
