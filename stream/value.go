@@ -223,9 +223,9 @@ func skipValue(b []byte, i int) int {
 //
 // It reads v once, whatever its nesting: members are written in their
 // order, and an object whose names are out of order has its members'
-// output moved into order after it (through dst's spare room), so that
-// only an unsorted object costs its size again, and 8 bytes per member
-// while it is open. Beyond dst's growth it does not allocate, once warm,
+// output moved into order after it (in place for up to smallObject
+// members, else through a buffer of its size), and costs 8 bytes per
+// member while it is open. Beyond dst's growth it does not allocate, once warm,
 // for values of up to canonSpans members in open objects at once.
 func AppendCanonical(dst, v []byte) []byte {
 	switch TypeOf(v) {
@@ -343,20 +343,61 @@ func (c *canonical) object(dst, b []byte, i int) ([]byte, int) {
 }
 
 // sort puts the members ms of the object written from dst[base] in order
-// of their names: in order after the object, then back in its place.
+// of their names, in place: a few members by rotations of dst, so that an
+// arguments object with one huge member costs no copy of it elsewhere;
+// more through a buffer of the object's size, freed after.
 func (c *canonical) sort(dst []byte, base int, ms []memberOut) []byte {
+	if len(ms) <= smallObject {
+		sortByRotation(dst, base, ms)
+		return dst
+	}
 	slices.SortFunc(ms, func(x, y memberOut) int {
 		return compareQuoted(dst[base+int(x.start):], dst[base+int(y.start):])
 	})
 	end := len(dst)
+	tmp := make([]byte, 0, end-base-1)
 	for k, m := range ms {
 		if k > 0 {
-			dst = append(dst, ',')
+			tmp = append(tmp, ',')
 		}
-		dst = append(dst, dst[base+int(m.start):base+int(m.end)]...)
+		tmp = append(tmp, dst[base+int(m.start):base+int(m.end)]...)
 	}
-	copy(dst[base+1:end], dst[end:])
-	return dst[:end]
+	copy(dst[base+1:end], tmp)
+	return dst
+}
+
+// sortByRotation is a selection sort of the members ms (in their order in
+// dst, one comma apart) that moves each into place by rotating dst.
+func sortByRotation(dst []byte, base int, ms []memberOut) {
+	for p := 0; p < len(ms)-1; p++ {
+		m := p
+		for q := p + 1; q < len(ms); q++ {
+			if compareQuoted(dst[base+int(ms[q].start):], dst[base+int(ms[m].start):]) < 0 {
+				m = q
+			}
+		}
+		if m == p {
+			continue
+		}
+		// dst[sp:em] is "Mp,…,Mm-1,Mm": make it "Mm,Mp,…,Mm-1".
+		sp, sm, em := base+int(ms[p].start), base+int(ms[m].start), base+int(ms[m].end)
+		region := dst[sp:em]
+		n := em - sm
+		rotateLeft(region, sm-sp)               // "Mm" "Mp,…,Mm-1,"
+		rotateLeft(region[n:], len(region)-n-1) // "Mm" "," "Mp,…,Mm-1"
+		shift := uint32(n + 1)
+		for q := m; q > p; q-- {
+			ms[q] = memberOut{ms[q-1].start + shift, ms[q-1].end + shift}
+		}
+		ms[p] = memberOut{uint32(sp - base), uint32(sp - base + n)}
+	}
+}
+
+// rotateLeft moves b[:k] to the end of b.
+func rotateLeft(b []byte, k int) {
+	slices.Reverse(b[:k])
+	slices.Reverse(b[k:])
+	slices.Reverse(b)
 }
 
 // compareQuoted compares the texts of two strings written as
