@@ -88,7 +88,9 @@ func (d *Document) Next() (Part, error) {
 // Events is how many event elements have been started.
 func (d *Document) Events() int { return d.index }
 
-// Bytes is how many input bytes have been consumed.
+// Bytes is how many input bytes have been consumed; after an encoding or
+// size error, the offset just past where the problem became certain. Like
+// everything else it depends only on the bytes, never on the Reads.
 func (d *Document) Bytes() int64 { return d.g.n }
 
 // Sum is the SHA-256 of the whole input, or nil before End.

@@ -253,7 +253,9 @@ func (l *Lines) frame(line []byte) ([]byte, error) {
 // Record is the 1-based number of the last record returned.
 func (l *Lines) Record() int { return l.record }
 
-// Bytes is how many input bytes have been consumed.
+// Bytes is how many input bytes have been consumed; after an encoding or
+// size error, the offset just past where the problem became certain. Like
+// everything else it depends only on the bytes, never on the Reads.
 func (l *Lines) Bytes() int64 { return l.g.n }
 
 // Sum is the SHA-256 of the whole input, or nil until Next has returned
