@@ -404,7 +404,12 @@ func rotateLeft(b []byte, k int) {
 // appendCanonicalString writes them (only \", \\ and \u00XX escapes),
 // each at the start of a and b, by their unescaped bytes.
 func compareQuoted(a, b []byte) int {
-	i, j := 1, 1
+	// Up to the first difference or escape, both advance together.
+	i := 1
+	for i < len(a) && i < len(b) && a[i] == b[i] && a[i] != '"' && a[i] != '\\' {
+		i++
+	}
+	j := i
 	for {
 		x, nx := quotedByte(a, i)
 		y, ny := quotedByte(b, j)

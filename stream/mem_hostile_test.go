@@ -1,0 +1,138 @@
+package stream
+
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// hostileRecord is a codex record of about size bytes whose MCP call
+// arguments have one of the hostile shapes of SPEC §1 (scripts/mem.sh
+// writes the same): one long string, one of escapes, sibling arrays or
+// objects nested 124 deep, or an object of as many members as fit.
+func hostileRecord(shape string, size int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"item.completed","item":{"id":"item_0","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":`)
+	fill := func(prefix, unit, sep, suffix string) {
+		b.WriteString(prefix)
+		for k := 0; b.Len() < size; k++ {
+			if k > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(unit)
+		}
+		b.WriteString(suffix)
+	}
+	switch shape {
+	case "string":
+		fill(`{"scope":"project","query":"`, "ledger validation conventions ", "", `"}`)
+	case "escaped":
+		fill(`{"scope":"project","query":"`, `\n\"\u00e9\\`, "", `"}`)
+	case "nested":
+		fill(`{"scope":"project","deep":[`, strings.Repeat("[", 120)+strings.Repeat("]", 120), ",", `]}`)
+	case "nestobj":
+		fill(`{"scope":"project","deep":[`, strings.Repeat(`{"a":`, 120)+"0"+strings.Repeat("}", 120), ",", `]}`)
+	case "members":
+		b.WriteString(`{"scope":"project"`)
+		for k := 0; b.Len() < size; k++ {
+			b.WriteString(`,"k`)
+			b.WriteString(strconv.Itoa(k))
+			b.WriteString(`":0`)
+		}
+		b.WriteString(`}`)
+	default:
+		panic(shape)
+	}
+	b.WriteString(`,"result":null,"error":null,"status":"completed"}}`)
+	return b.Bytes()
+}
+
+var hostileShapes = []string{"string", "escaped", "nested", "nestobj", "members"}
+
+// arguments is the arguments value of a hostile record.
+func arguments(t testing.TB, c *Checker, rec []byte) []byte {
+	if code := c.Check(rec); code != 0 {
+		t.Fatalf("hostile record: %s", codeName(code))
+	}
+	for _, sp := range c.Item {
+		if name, value := sp.In(rec); string(name) == "arguments" {
+			return value
+		}
+	}
+	t.Fatal("no arguments")
+	return nil
+}
+
+// TestHostileRecordAllocations: checking a hostile record and writing
+// its arguments' canonical form allocate a number of times that does not
+// grow with the record (a large object's name set doubles: a few dozen
+// allocations), and bytes within a small multiple of the record, never a
+// string or an entry per member. Counts and bytes, not times.
+func TestHostileRecordAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	if testing.Short() {
+		t.Skip("builds 16 MiB records")
+	}
+	for _, shape := range hostileShapes {
+		t.Run(shape, func(t *testing.T) {
+			measure := func(size int) (allocs float64, bytes uint64) {
+				rec := hostileRecord(shape, size)
+				var c Checker
+				args := arguments(t, &c, rec)
+				dst := make([]byte, 0, 3*len(args))
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				allocs = testing.AllocsPerRun(2, func() {
+					var fresh Checker // its scratch grows as a first record's would
+					if code := fresh.Check(rec); code != 0 {
+						t.Fatal(codeName(code))
+					}
+					dst = AppendCanonical(dst[:0], args)
+				})
+				runtime.ReadMemStats(&after)
+				return allocs, (after.TotalAlloc - before.TotalAlloc) / 3
+			}
+			const large = 4 << 20
+			smallA, smallB := measure(1 << 20)
+			largeA, largeB := measure(large)
+			t.Logf("1 MiB: %.0f allocations, %d bytes; 4 MiB: %.0f allocations, %d bytes", smallA, smallB, largeA, largeB)
+			// Growth by doubling only: a handful more for 4 times the size.
+			if largeA > 96 || largeA > smallA+8 {
+				t.Errorf("4 MiB record: %.0f allocations (1 MiB: %.0f), want at most 96 and no more than 8 more: allocations grow with the record", largeA, smallA)
+			}
+			// The name set's slots (4 bytes, at most 3/4 used, doubled),
+			// an unsorted large object's member offsets (8 bytes, grown by
+			// append) and its buffer: for the members shape (11 bytes a
+			// member) about 6 times the record; nothing for the others.
+			if limit := uint64(8 * large); largeB > limit {
+				t.Errorf("4 MiB record: %d bytes allocated, want at most %d", largeB, limit)
+			}
+		})
+	}
+}
+
+// BenchmarkHostileRecord checks a 16 MiB hostile record and writes its
+// arguments' canonical form, as the decoder does for a new MCP call.
+func BenchmarkHostileRecord(b *testing.B) {
+	for _, shape := range hostileShapes {
+		b.Run(shape, func(b *testing.B) {
+			rec := hostileRecord(shape, MaxBytes-1024)
+			var c Checker
+			args := arguments(b, &c, rec)
+			var dst []byte
+			b.SetBytes(int64(len(rec)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if code := c.Check(rec); code != 0 {
+					b.Fatal(code)
+				}
+				dst = AppendCanonical(dst[:0], args)
+			}
+			b.ReportMetric(float64(len(dst)), "canonical-bytes")
+		})
+	}
+}
