@@ -100,9 +100,10 @@ func TestHostileRecordAllocations(t *testing.T) {
 			smallA, smallB := measure(1 << 20)
 			largeA, largeB := measure(large)
 			t.Logf("1 MiB: %.0f allocations, %d bytes; 4 MiB: %.0f allocations, %d bytes", smallA, smallB, largeA, largeB)
-			// Growth by doubling only: a handful more for 4 times the size.
-			if largeA > 96 || largeA > smallA+8 {
-				t.Errorf("4 MiB record: %.0f allocations (1 MiB: %.0f), want at most 96 and no more than 8 more: allocations grow with the record", largeA, smallA)
+			// Growth only: the name set doubles twice, the member offsets grow
+			// by append (a quarter at a time): a dozen more for 4 times the size.
+			if largeA > 96 || largeA > smallA+12 {
+				t.Errorf("4 MiB record: %.0f allocations (1 MiB: %.0f), want at most 96 and no more than 12 more: allocations grow with the record", largeA, smallA)
 			}
 			// The name set's slots (4 bytes, at most 3/4 used, doubled),
 			// an unsorted large object's member offsets (8 bytes, grown by
