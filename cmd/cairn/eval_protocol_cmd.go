@@ -3,14 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/normalize"
-	"github.com/cairn-audit/cairn/stream"
+	"github.com/cairn-audit/cairn/audit/protocol"
 )
 
 type evalProtocolCmd struct {
@@ -94,19 +92,23 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	case c.Trajectory.set:
 		format, path = audit.FormatTrajectory, c.Trajectory.path
 	}
-	source := "file"
 	if path == "-" {
-		source = "stdin"
 		if isTerminal(e.stdin) {
 			fmt.Fprintln(e.stderr, "cairn: usage error: standard input is a terminal; pipe an export into cairn or pass a file path")
 			return statusError(2)
 		}
 	}
-	rep := audit.NewReport(format, source, c.CaptureAuthorized)
-	if format == audit.FormatCodex {
-		rep.SetHarness("codex")
+	opts := protocol.Options{Format: format, CaptureAuthorized: c.CaptureAuthorized}
+	var rep *audit.Report
+	var err error
+	if path == "-" {
+		rep, err = protocol.AuditStream(e.stdin, opts)
+	} else {
+		rep, err = protocol.AuditFile(path, opts)
 	}
-	runAudit(rep, path, e.stdin, c.CaptureAuthorized)
+	if err != nil {
+		return err
+	}
 	if c.JSON {
 		writeJSON(e.stdout, rep)
 	} else {
@@ -118,10 +120,6 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	return statusError(rep.ExitCode)
 }
 
-// testHookOpened, when set by a test, runs after the input file is opened
-// and before it is read: a file that changes under the audit.
-var testHookOpened func(path string)
-
 // disabledNotice is the one stderr line of a disabled run (SPEC §2.1).
 const disabledNotice = "cairn: nothing was audited: CAIRN_EVAL is not 1, true, yes or on"
 
@@ -132,85 +130,4 @@ func useColor(e *env) bool { return colorAllowed(isTerminal(e.stdout), e.getenv)
 // empty and TERM is not dumb.
 func colorAllowed(terminal bool, getenv func(string) string) bool {
 	return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-}
-
-// formats are the input formats: their report name and the front end
-// that reads them.
-var formats = map[string]normalize.Reader{
-	audit.FormatCodex:      normalize.ReadCodex,
-	audit.FormatClaude:     normalize.ReadClaude,
-	audit.FormatTrajectory: normalize.ReadTrajectory,
-}
-
-// runAudit reads the input at path (stdin for -) once and fills rep.
-func runAudit(rep *audit.Report, path string, stdin io.Reader, capture bool) {
-	var (
-		r     io.Reader
-		file  *stream.File
-		piped *stdinReader
-	)
-	if path == "-" {
-		piped = &stdinReader{r: stdin}
-		r = piped
-	} else {
-		if path == "" {
-			rep.Invalidate(audit.Invalid(audit.InputNotFound, -1, nil))
-			return
-		}
-		f, err := stream.Open(path)
-		if err != nil {
-			var big *stream.SizeError
-			if errors.As(err, &big) {
-				rep.Input.Bytes = big.Size
-			}
-			rep.Invalidate(asInputError(err))
-			return
-		}
-		defer f.Close()
-		if testHookOpened != nil {
-			testHookOpened(path)
-		}
-		r, file = f, f
-	}
-	in := formats[rep.Input.Format](r, capture)
-	if in.Harness != "" {
-		rep.SetHarness(in.Harness)
-	}
-	engine, err := in.Engine, in.Err
-	rep.Input.Records = in.Records
-	rep.Input.Events = engine.Events()
-	switch {
-	case file != nil:
-		// The size, never the offset of a problem: that would tell how long
-		// recorded content was (SPEC §3).
-		rep.Input.Bytes = file.Size()
-		if err == nil {
-			err = file.Verify()
-		} else if changed := file.VerifyUnchanged(); changed != nil {
-			// input_changed wins over whatever the content seemed to say.
-			err = changed
-		}
-	case err != nil:
-		rep.Input.Bytes = piped.drain()
-	default:
-		rep.Input.Bytes = in.Bytes
-	}
-	if err != nil {
-		rep.Counts = engine.Counts()
-		rep.Invalidate(asInputError(err))
-		return
-	}
-	checks, counts := engine.Finish()
-	rep.SetDigest(in.Sum)
-	rep.Counts = counts
-	rep.Conclude(checks)
-	rep.SetFindings(engine.Findings())
-}
-
-func asInputError(err error) *audit.InputError {
-	var ie *audit.InputError
-	if !errors.As(err, &ie) {
-		ie = audit.Invalid(audit.InputUnreadable, -1, err)
-	}
-	return ie
 }

@@ -101,43 +101,6 @@ func TestFileBytesAreItsSize(t *testing.T) {
 	}
 }
 
-// TestInputChangedWins checks SPEC §3: a file rewritten after it was
-// opened is input_changed, not the code its mixed content seems to give.
-func TestInputChangedWins(t *testing.T) {
-	good, err := os.ReadFile("../../testdata/codex/a-clean-memory-search.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name    string
-		rewrite []byte // what the file holds once opened
-	}{
-		{"cut short mid-record", good[:len(good)/2]},
-		{"another item under an id", bytes.Replace(good, []byte(`"memory_search"`), []byte(`"memory_delete"`), 1)},
-		{"emptied", nil},
-		// A same-size rewrite within one timestamp tick is beyond what
-		// fstat can see (docs/decisions.md); it is not asserted here.
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "run.jsonl")
-			if err := os.WriteFile(path, good, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			testHookOpened = func(string) {
-				if err := os.WriteFile(path, tc.rewrite, 0o600); err != nil {
-					t.Error(err)
-				}
-			}
-			defer func() { testHookOpened = nil }()
-			_, stdout, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", path, "--json"}, map[string]string{"CAIRN_EVAL": "1"})
-			r := readInputReport(t, stdout)
-			if r.Error == nil || r.Error.Code != "input_changed" {
-				t.Fatalf("got %s %+v, want input_changed", r.Status, r.Error)
-			}
-		})
-	}
-}
-
 // TestColorAllowed is SPEC §7.3's colour rule.
 func TestColorAllowed(t *testing.T) {
 	for _, tc := range []struct {

@@ -1,0 +1,152 @@
+// Package protocol audits one input with one call: what cairn eval
+// protocol does, for a Go program. AuditFile and AuditStream read a file or
+// a stream once, in a given format, and return the report; encoded with
+// encoding/json it is byte for byte what `cairn eval protocol --json`
+// prints for the same input (without the final newline).
+//
+// Stable: the two functions, Options, the Format constants of package
+// audit and the report's JSON (schema cairn.eval.protocol/v1, SPEC §7.1).
+// The report's Go fields follow the JSON and may gain members as the
+// schema does; everything else in this module is internal to the tool.
+//
+// The gate (CAIRN_EVAL) is the command's, not this package's: a caller
+// that embeds the audit decides itself when to run it.
+package protocol
+
+import (
+	"errors"
+	"io"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/normalize"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// Options say how to read an input.
+type Options struct {
+	// Format is audit.FormatCodex, audit.FormatClaude or
+	// audit.FormatTrajectory.
+	Format string
+	// CaptureAuthorized asserts that memory capture was authorized (an
+	// assertion, not authenticated consent), as --capture-authorized does.
+	CaptureAuthorized bool
+}
+
+// ErrFormat is returned for an Options.Format that is not one of the
+// formats.
+var ErrFormat = errors.New("protocol: unknown input format")
+
+// readers are the formats' front ends.
+var readers = map[string]normalize.Reader{
+	audit.FormatCodex:      normalize.ReadCodex,
+	audit.FormatClaude:     normalize.ReadClaude,
+	audit.FormatTrajectory: normalize.ReadTrajectory,
+}
+
+// Formats lists the input formats.
+func Formats() []string {
+	return []string{audit.FormatCodex, audit.FormatClaude, audit.FormatTrajectory}
+}
+
+// AuditFile audits the file at path. The path is walked as written, with
+// no symbolic link on the way, and the file must be a regular file that
+// does not change while it is read (SPEC §3); otherwise, as for any invalid
+// input, the report's status is invalid and its error says why.
+func AuditFile(path string, opts Options) (*audit.Report, error) {
+	rep, read, err := start(opts, "file")
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		rep.Invalidate(audit.Invalid(audit.InputNotFound, -1, nil))
+		return rep, nil
+	}
+	f, err := stream.Open(path)
+	if err != nil {
+		var big *stream.SizeError
+		if errors.As(err, &big) {
+			rep.Input.Bytes = big.Size
+		}
+		rep.Invalidate(asInputError(err))
+		return rep, nil
+	}
+	defer f.Close()
+	if testHookOpened != nil {
+		testHookOpened(path)
+	}
+	in := read(f, opts.CaptureAuthorized)
+	// The size, never the offset of a problem: that would tell how long
+	// recorded content was (SPEC §3).
+	rep.Input.Bytes = f.Size()
+	if in.Err == nil {
+		in.Err = f.Verify()
+	} else if changed := f.VerifyUnchanged(); changed != nil {
+		// input_changed wins over whatever the content seemed to say.
+		in.Err = changed
+	}
+	finish(rep, in)
+	return rep, nil
+}
+
+// AuditStream audits r as cairn audits its standard input: read once, and
+// after an early verdict (an invalid record, more than 16 MiB) read to its
+// end, up to 1 GiB in all, and discarded, so that a producer upstream is
+// never cut off; input.bytes is every byte read.
+func AuditStream(r io.Reader, opts Options) (*audit.Report, error) {
+	rep, read, err := start(opts, "stdin")
+	if err != nil {
+		return nil, err
+	}
+	piped := &stdinReader{r: r}
+	in := read(piped, opts.CaptureAuthorized)
+	if in.Err != nil {
+		rep.Input.Bytes = piped.drain()
+	} else {
+		rep.Input.Bytes = in.Bytes
+	}
+	finish(rep, in)
+	return rep, nil
+}
+
+// testHookOpened, when set by a test, runs after the input file is opened
+// and before it is read: a file that changes under the audit.
+var testHookOpened func(path string)
+
+func start(opts Options, source string) (*audit.Report, normalize.Reader, error) {
+	read, ok := readers[opts.Format]
+	if !ok {
+		return nil, nil, ErrFormat
+	}
+	rep := audit.NewReport(opts.Format, source, opts.CaptureAuthorized)
+	if opts.Format == audit.FormatCodex {
+		rep.SetHarness("codex")
+	}
+	return rep, read, nil
+}
+
+// finish fills rep from what reading gave.
+func finish(rep *audit.Report, in normalize.Input) {
+	if in.Harness != "" {
+		rep.SetHarness(in.Harness)
+	}
+	rep.Input.Records = in.Records
+	rep.Input.Events = in.Engine.Events()
+	if in.Err != nil {
+		rep.Counts = in.Engine.Counts()
+		rep.Invalidate(asInputError(in.Err))
+		return
+	}
+	checks, counts := in.Engine.Finish()
+	rep.SetDigest(in.Sum)
+	rep.Counts = counts
+	rep.Conclude(checks)
+	rep.SetFindings(in.Engine.Findings())
+}
+
+func asInputError(err error) *audit.InputError {
+	var ie *audit.InputError
+	if !errors.As(err, &ie) {
+		ie = audit.Invalid(audit.InputUnreadable, -1, err)
+	}
+	return ie
+}
