@@ -1,0 +1,152 @@
+package normalize_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/normalize"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// FuzzClaude feeds arbitrary record lines to the Claude Code front end
+// (SPEC §9) at the normalize level: each line through a stream.Checker and
+// Claude.Checked, then End and the engine's Finish; and the whole input
+// through ReadClaude. Properties: no panic; every error is an
+// *audit.InputError with an invalid code of SPEC §8, at the record that was
+// fed, and a place of normalize.ClaudePlaces() (or none); nothing is fed
+// after an error; every finding's place is one of ClaudePlaces().
+func FuzzClaude(f *testing.F) {
+	for _, in := range claudeSeeds(f) {
+		f.Add(in)
+		lines := bytes.SplitAfter(in, []byte("\n"))
+		f.Add(bytes.Join(lines[:len(lines)/2], nil))
+		f.Add(bytes.Join(append([][]byte{lines[0]}, lines...), nil)) // init twice
+		f.Add(bytes.ReplaceAll(in, []byte(`"result"`), []byte(`"stream_event"`)))
+		f.Add(bytes.ReplaceAll(in, []byte(`"tool_use"`), []byte(`"server_tool_use"`)))
+		f.Add(bytes.ReplaceAll(in, []byte(`"parent_tool_use_id":null`), []byte(`"parent_tool_use_id":"toolu_x"`)))
+	}
+	f.Add([]byte{})
+	f.Add([]byte(`{"type":"system","subtype":"init","mcp_servers":[{"name":"cairn-memory","status":"connected"}]}` + "\n" +
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"ToolSearch","input":{}}]},"parent_tool_use_id":null}` + "\n" +
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[]}]}}` + "\n" +
+		`{"type":"result","subtype":"success","is_error":false}` + "\n"))
+	places := map[string]bool{}
+	for _, p := range normalize.ClaudePlaces() {
+		places[p] = true
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, capture := range []bool{false, true} {
+			engine := audit.NewEngine(capture)
+			claude := normalize.NewClaude(engine)
+			checker := normalize.NewClaudeChecker()
+			n := 0
+			var stopped error
+			for line := range bytes.SplitSeq(in, []byte("\n")) {
+				if len(bytes.TrimSpace(line)) == 0 || !utf8.Valid(line) {
+					continue // the reader's business, not the front end's
+				}
+				n++
+				code := checker.Check(line)
+				v := stream.Verdict{Code: code, Cause: checker.Cause(), Located: checker.Located}
+				if err := claude.Checked(line, n, v); err != nil {
+					claudeCheckError(t, places, err, n)
+					if code != 0 {
+						var ie *audit.InputError
+						if errors.As(err, &ie); ie.Code != code {
+							t.Fatalf("record %d: the checker said %s, Checked %s", n, code, ie.Code)
+						}
+					}
+					stopped = err
+					break
+				}
+			}
+			if stopped == nil {
+				claude.End()
+				claudeCheckFindings(t, places, engine)
+			}
+
+			got := normalize.ReadClaude(bytes.NewReader(in), capture)
+			if got.Harness != "claude-code" {
+				t.Fatalf("harness %q", got.Harness)
+			}
+			if got.Err != nil {
+				claudeCheckError(t, places, got.Err, -2)
+				if got.Sum != nil {
+					t.Fatal("a digest with an error")
+				}
+				continue
+			}
+			if got.Sum == nil || got.Bytes != int64(len(in)) {
+				t.Fatalf("read %d of %d bytes, digest %x", got.Bytes, len(in), got.Sum)
+			}
+			claudeCheckFindings(t, places, got.Engine)
+		}
+	})
+}
+
+// claudeCheckError checks an error of the Claude front end: an
+// *audit.InputError with an invalid code, at record n (-2: any record of
+// the input), at a place of the contract.
+func claudeCheckError(t *testing.T, places map[string]bool, err error, n int) {
+	t.Helper()
+	var ie *audit.InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("error %v (%T) is not an *audit.InputError", err, err)
+	}
+	if ie.Code.Kind() != audit.KindInvalid {
+		t.Fatalf("error code %s is not an invalid code", ie.Code)
+	}
+	if n != -2 && ie.Record != n {
+		t.Fatalf("%s at record %d, fed record %d", ie.Code, ie.Record, n)
+	}
+	if ie.Where != "" && !places[ie.Where] {
+		t.Fatalf("%s at %q, not a place of the contract", ie.Code, ie.Where)
+	}
+}
+
+// claudeCheckFindings finishes the engine and checks that every finding
+// names a place of the contract.
+func claudeCheckFindings(t *testing.T, places map[string]bool, e *audit.Engine) {
+	t.Helper()
+	e.Finish()
+	for _, f := range e.Findings() {
+		if f.Where != nil && !places[*f.Where] {
+			t.Fatalf("finding %s at %q, not a place of the contract", f.Code, *f.Where)
+		}
+	}
+}
+
+// claudeSeeds are the real Claude Code captures (every version) and the
+// streams of testdata/script/claude_stream.txtar.
+func claudeSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	paths, err := filepath.Glob("../testdata/claude/real/*/*.jsonl")
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("no real Claude captures (%v)", err)
+	}
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	a, err := txtar.ParseFile("../testdata/script/claude_stream.txtar")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, file := range a.Files {
+		if filepath.Ext(file.Name) == ".jsonl" {
+			out = append(out, file.Data)
+		}
+	}
+	return out
+}
