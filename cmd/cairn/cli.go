@@ -20,6 +20,7 @@ type cli struct {
 
 type evalCmd struct {
 	Protocol evalProtocolCmd `cmd:"" help:"Audit whether an agent really used its project-memory tools."`
+	Batch    evalBatchCmd    `cmd:"" help:"Audit many inputs of one format in one process, a report per input."`
 }
 
 // env is what a command may touch of the process; tests supply their own.

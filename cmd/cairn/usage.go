@@ -51,7 +51,15 @@ const (
 	usageRepeatedInput                // an input flag given twice
 	usageTwoInputs                    // two members of an xor group
 	usageNoInput                      // no member of the input group
+	usageBatchStdin                   // - among eval batch's paths
+	usageBadJobs                      // --jobs below 0
 )
+
+// usageRefusal is a Validate error that names its fixed text: the
+// command's own checks, which kong's parse state cannot tell apart.
+type usageRefusal usageKind
+
+func (usageRefusal) Error() string { return "usage refused by a command's Validate" }
 
 // usageProblem is a classified usage error. Every string in it is a word
 // of the grammar (a command, flag, placeholder or enum value), never an
@@ -96,6 +104,10 @@ func (p usageProblem) text() string {
 		return "give only one input: " + orList(p.words)
 	case usageNoInput:
 		return "give one input: " + orList(p.words) + " (- reads standard input)"
+	case usageBatchStdin:
+		return "eval batch audits files; standard input (-) is not one of them"
+	case usageBadJobs:
+		return "flag --jobs must be 0 (one per CPU) or more"
 	}
 	return usageGenericText
 }
@@ -145,6 +157,10 @@ func classifyUsage(err error, args []string, root *kong.Node) usageProblem {
 	node := ctx.Selected()
 	if node == nil {
 		node = root
+	}
+	var r usageRefusal
+	if errors.As(err, &r) {
+		return usageProblem{kind: usageKind(r), node: node}
 	}
 	if ctx.Error != nil {
 		left := len(ctx.Path[len(ctx.Path)-1].Remainder())

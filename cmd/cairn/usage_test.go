@@ -36,11 +36,11 @@ func TestUsageText(t *testing.T) {
 		help string
 	}{
 		{"no arguments", nil, "missing command; give one of eval, explain, version, completion", root},
-		{"eval alone", []string{"eval"}, "missing command; give one of protocol", eval},
+		{"eval alone", []string{"eval"}, "missing command; give one of protocol, batch", eval},
 		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, explain, version, completion", root},
 		{"command typo", []string{"explian", "x"}, "unknown command; did you mean explain?", root},
 		{"command case", []string{"VERSION"}, "unknown command; did you mean version?", root},
-		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol", eval},
+		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch", eval},
 		{"subcommand typo", []string{"eval", "protocl", "--json"}, "unknown command; did you mean protocol?", eval},
 		{"unknown flag", p("--codex-jsonl", "-", "--Secret"), "unknown flag", protocol},
 		{"unknown flag with value", p("--output=/Home/Alice/Secret.json", "--codex-jsonl", "-"), "unknown flag", protocol},
