@@ -167,7 +167,7 @@ func sdkMessages(src string) ([]string, error) {
 // level of an object type's body: `    name: 'a' | 'b';`.
 func sdkLiterals(body, name string) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`(?m)^    ` + name + `\??: ([^;\n]+);`).FindAllStringSubmatch(body, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^    `+name+`\??: ([^;\n]+);`).FindAllStringSubmatch(body, -1) {
 		for _, lit := range strings.Split(m[1], "|") {
 			lit = strings.TrimSpace(lit)
 			if len(lit) >= 2 && lit[0] == '\'' && lit[len(lit)-1] == '\'' {
@@ -328,7 +328,7 @@ func TestClaudeFrontEnd(t *testing.T) {
 			search, searchOK, cInitFail, cText(), cResult, cResult},
 			checks: pass, findings: []string{}},
 		{name: "first-init-server-failed", lines: []string{cInitFail, cText(), cResult},
-			checks: "pass inconclusive:memory_server_unavailable inconclusive:memory_server_unavailable pass",
+			checks:   "pass inconclusive:memory_server_unavailable inconclusive:memory_server_unavailable pass",
 			findings: []string{"1:memory_server_unavailable@init"}},
 		{name: "held-back-result-then-one-too-many", lines: []string{cInit,
 			search, searchOK, cInit, cResult, cResult, cResult},
