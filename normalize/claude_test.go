@@ -445,6 +445,18 @@ func TestClaudeFrontEnd(t *testing.T) {
 			cRes("toolu_s2", strconv.Quote(cShape)), cResult},
 			checks: "pass fail:tool_before_project_search pass inconclusive:opaque_tool_effects"},
 
+		// Names compared after unescaping.
+		{name: "escaped-ids-correlate", lines: []string{cInit,
+			cUse(`toolu_s\u0031`, cMemory, cSearch, ""), searchOK, cResult},
+			checks: pass},
+		{name: "escaped-tool-name", lines: []string{cInit,
+			cUse("toolu_s1", `mcp__cairn\u002dmemory__memory_s\u0065arch`, `{"scope":"pro\u006aect"}`, ""), searchOK, cResult},
+			checks: pass, counts: func(c audit.Counts) bool { return c.ProjectSearches == 1 }},
+		{name: "escaped-server-status", lines: []string{
+			`{"type":"system","subtype":"init","mcp_servers":[{"name":"cairn\u005fmemory","status":"fail\u0065d"}]}`,
+			cText(), cResult},
+			checks: "pass inconclusive:memory_server_unavailable inconclusive:memory_server_unavailable pass"},
+
 		// Result values.
 		{name: "structured-content-one-result", lines: []string{cInit, search,
 			cRes("toolu_s1", `"not json"`, cStructured(cShape)), cResult},
