@@ -27,7 +27,8 @@ import (
 // input made of 8 or more letters and digits reaches stdout or stderr,
 // unless the report's own vocabulary holds it.
 func FuzzAuditClaude(f *testing.F) {
-	seeds := fzClaudeSeeds(f)
+	// The newest captures only: the seed run is part of every go test.
+	seeds := fzClaudeSeeds(f, "2.1.332")
 	vocab := fzClaudeVocabulary(seeds)
 	for _, b := range seeds {
 		f.Add(b)
@@ -44,11 +45,11 @@ func FuzzAuditClaude(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditClaudeInput(t, vocab, in) })
 }
 
-// fzClaudeSeeds are the real Claude Code captures and the streams of
-// testdata/script/claude_stream.txtar.
-func fzClaudeSeeds(tb testing.TB) [][]byte {
+// fzClaudeSeeds are the real Claude Code captures of version ("*": every
+// version) and the streams of testdata/script/claude_stream.txtar.
+func fzClaudeSeeds(tb testing.TB, version string) [][]byte {
 	tb.Helper()
-	paths, err := filepath.Glob("../../testdata/claude/real/*/*.jsonl")
+	paths, err := filepath.Glob("../../testdata/claude/real/" + version + "/*.jsonl")
 	if err != nil || len(paths) == 0 {
 		tb.Fatalf("no real Claude captures (%v)", err)
 	}
