@@ -29,16 +29,64 @@ type Input struct {
 // A Reader reads one input of its format with the capture assertion.
 type Reader func(r io.Reader, captureAuthorized bool) Input
 
+// smallInput is the size up to which a file is read on one goroutine: the
+// read-ahead stages pay for themselves only on inputs of several batches,
+// and a batch of small exports is the common case (SPEC §10).
+const smallInput = 256 << 10
+
+// sized is an input that knows its size (a stream.File).
+type sized interface{ Size() int64 }
+
+// checkedLines is what ReadCodex and ReadClaude read records from: Lines
+// with each record checked, either ahead on other goroutines (Prefetch)
+// or in line.
+type checkedLines interface {
+	Next() ([]byte, error)
+	Record() int
+	Bytes() int64
+	Sum() []byte
+	Checked() stream.Verdict
+}
+
+// inlineLines checks each record of a Lines as it is read.
+type inlineLines struct {
+	*stream.Lines
+	checker *stream.Checker
+	v       stream.Verdict
+}
+
+func (l *inlineLines) Next() ([]byte, error) {
+	line, err := l.Lines.Next()
+	if err == nil {
+		code := l.checker.Check(line)
+		l.v = stream.Verdict{Code: code, Cause: l.checker.Cause(), Located: l.checker.Located}
+	}
+	return line, err
+}
+
+func (l *inlineLines) Checked() stream.Verdict { return l.v }
+
+// records frames r and checks each record with c: on one goroutine for a
+// small file, else ahead on two more. Both give, record by record, the
+// same results. The caller must call the returned stop.
+func records(r io.Reader, c *stream.Checker) (checkedLines, func()) {
+	if s, ok := r.(sized); ok && s.Size() <= smallInput {
+		return &inlineLines{Lines: stream.NewLines(r), checker: c}, func() {}
+	}
+	p := stream.NewPrefetch(stream.NewLines(r), c)
+	return p, p.Close
+}
+
 // ReadCodex runs a codex exec --json stream (SPEC §4) through the engine.
 func ReadCodex(r io.Reader, capture bool) Input {
 	stream.Mark("read")
 	engine := audit.NewEngine(capture)
 	codex := NewCodex(engine)
-	// Framing and the JSON check run ahead on a second goroutine; what it
-	// returns, and in which order, is exactly what stream.Lines and the
-	// checker return record by record.
-	lines := stream.NewPrefetch(stream.NewLines(r), NewChecker())
-	defer lines.Close()
+	// Framing and the JSON check may run ahead on other goroutines; what
+	// they return, and in which order, is exactly what stream.Lines and
+	// the checker return record by record.
+	lines, stop := records(r, NewChecker())
+	defer stop()
 	result := func(err error) Input {
 		in := Input{Engine: engine, Harness: "codex", Bytes: lines.Bytes(), Records: lines.Record(), Err: err}
 		if err == nil {
