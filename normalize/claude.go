@@ -335,26 +335,36 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 			c.engine.HideOrder(c.n, claudeAssistant)
 		}
 	}
+	// Member order is not significant: both flags are read first.
+	aborted, apiError := false, false
 	for _, sp := range root {
 		name, value := sp.In(line)
-		switch {
-		case string(name) == "aborted" && string(value) == "true":
-			c.note(audit.MessageAborted, claudeAssistant)
-		case string(name) == "is_api_error_message" && string(value) == "true":
-			// The CLI's own notice of an API error: a stream error, not
-			// narration; its text is not kept.
-			return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeAssistant})
+		switch string(name) {
+		case "aborted":
+			aborted = string(value) == "true"
+		case "is_api_error_message":
+			apiError = string(value) == "true"
 		}
+	}
+	if aborted {
+		c.note(audit.MessageAborted, claudeAssistant)
+	}
+	if apiError {
+		// The CLI's own notice of an API error: a stream error, not
+		// narration; its text is not kept.
+		return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeAssistant})
 	}
 	var err error
 	stream.Elements(content, func(block []byte) bool {
-		err = c.assistantBlock(block, sub)
+		err = c.assistantBlock(block, sub, aborted)
 		return err == nil
 	})
 	return err
 }
 
-func (c *Claude) assistantBlock(block []byte, sub bool) error {
+// assistantBlock takes one content block of an assistant record; aborted
+// says the record was cut off, so a call's input is unknown.
+func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
 	if stream.TypeOf(block) != stream.Object {
 		return c.violation("assistant.message.content[]")
 	}
@@ -415,11 +425,14 @@ func (c *Claude) assistantBlock(block []byte, sub bool) error {
 	ref := c.nextRef()
 	c.calls[k] = claudeCall{ref: ref}
 	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub, Where: claudeToolUse, Tool: claudeTool(tool)}
-	if unparsed(input) {
+	switch {
+	case aborted:
+		ev.ScopeUnknown = true // the record was cut off: so was its input
+	case unparsed(input):
 		// The message was cut off (max_tokens): the call's input is unknown.
 		c.note(audit.MessageAborted, claudeToolUse)
 		ev.ScopeUnknown = true
-	} else {
+	default:
 		ev.ProjectScoped = projectScoped(input)
 	}
 	return c.add(ev)
@@ -603,8 +616,8 @@ func NewClaudeChecker() *stream.Checker { return &stream.Checker{} }
 func ReadClaude(r io.Reader, capture bool) Input {
 	engine := audit.NewEngine(capture)
 	claude := NewClaude(engine)
-	lines := stream.NewPrefetch(stream.NewLines(r), NewClaudeChecker())
-	defer lines.Close()
+	lines, stop := records(r, NewClaudeChecker())
+	defer stop()
 	result := func(err error) Input {
 		in := Input{Engine: engine, Harness: "claude-code", Bytes: lines.Bytes(), Records: lines.Record(), Err: err}
 		if err == nil {
