@@ -115,7 +115,7 @@ type codeInfo struct {
 
 var codeTable = [numCodes]codeInfo{
 	InputNotFound:   {"input_not_found", KindInvalid, "the input path does not exist", "check the path; use - to read standard input"},
-	InputSymlink:    {"input_symlink", KindInvalid, "the input file, or a directory on its absolute path, is a symbolic link", "pass the canonical physical path of a regular file (for example from realpath)"},
+	InputSymlink:    {"input_symlink", KindInvalid, "the input file, or a directory on its path as written, is a symbolic link", "pass the physical path of a regular file (for example from realpath)"},
 	InputNotRegular: {"input_not_regular", KindInvalid, "the input is not a regular file (a directory, FIFO, device or socket)", "save the export to a regular file, or pipe it on standard input with -"},
 	InputUnreadable: {"input_unreadable", KindInvalid, "the input could not be opened or read", "check the file's permissions and that the disk is readable"},
 	InputTooLarge:   {"input_too_large", KindInvalid, "the input is larger than 16 MiB (16,777,216 bytes)", "export a single task-aligned turn; split larger sessions"},

@@ -63,7 +63,7 @@ func TestUsageText(t *testing.T) {
 		{"no input at all", p(), "give one input: --codex-jsonl PATH, --claude-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
 		{"stray word", p("--codex-jsonl", "-", "/home/alice/second.jsonl"), "unexpected argument", protocol},
 		{"word after --", p("--codex-jsonl", "-", "--", "Secret"), "unexpected argument", protocol},
-		{"missing code", []string{"explain"}, "missing <code>", explain},
+		{"missing code", []string{"explain"}, "give a code, or --list", explain},
 		{"two codes", []string{"explain", "project_search_absent", "Secret"}, "unexpected argument", explain},
 		{"version argument", []string{"version", "Secret"}, "unexpected argument", version},
 		{"missing shell", []string{"completion"}, "missing <shell>; give one of bash, zsh, fish", completion},
