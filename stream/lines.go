@@ -215,17 +215,21 @@ func (l *Lines) next() ([]byte, error) {
 		switch {
 		case err == nil:
 			if len(l.long) > 0 {
-				l.long = append(l.long, chunk...)
+				l.long = appendLong(l.long, chunk)
 				chunk = l.long
 			}
 			return l.frame(chunk[:len(chunk)-1])
 		case errors.Is(err, bufio.ErrBufferFull):
-			l.long = append(l.long, chunk...)
+			l.long = appendLong(l.long, chunk)
 		case errors.Is(err, io.EOF):
 			if code := l.g.finish(); code != 0 {
 				return nil, audit.Invalid(code, -1, nil)
 			}
-			line := append(l.long, chunk...)
+			line := chunk
+			if len(l.long) > 0 {
+				l.long = appendLong(l.long, chunk)
+				line = l.long
+			}
 			if len(line) == 0 {
 				// Nothing after the terminal newline.
 				l.sum = l.g.h.sum()
@@ -236,6 +240,30 @@ func (l *Lines) next() ([]byte, error) {
 			return nil, audit.Invalid(audit.InputUnreadable, -1, err)
 		}
 	}
+}
+
+// longStart is the first size of a buffer that assembles a long line or
+// value: four read buffers.
+const longStart = 4 * readSize
+
+// appendLong is append(b, p...) for a buffer that may grow to MaxBytes: it
+// doubles from longStart, never past MaxBytes unless p needs more, so that
+// a 16 MiB line costs about 32 MiB of allocations in all (append's growth by
+// a quarter costs five times the line) and at most a half-size buffer and a
+// full one at once. The guard has counted p first: what b holds is never
+// more than MaxBytes, save a chunk of slack.
+func appendLong(b, p []byte) []byte {
+	if len(b)+len(p) <= cap(b) {
+		return append(b, p...)
+	}
+	n := max(2*cap(b), longStart)
+	if n > MaxBytes {
+		n = MaxBytes
+	}
+	n = max(n, len(b)+len(p))
+	nb := make([]byte, len(b), n)
+	copy(nb, b)
+	return append(nb, p...)
 }
 
 // frame counts and checks one line's record.
