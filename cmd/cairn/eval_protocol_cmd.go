@@ -114,7 +114,9 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	} else {
 		writeHuman(e.stdout, rep, useColor(e))
 	}
-	if rep.Error != nil {
+	// The stderr line says it again, unless the human report already did
+	// on the same terminal.
+	if rep.Error != nil && (c.JSON || !isTerminal(e.stdout) || !isTerminal(e.stderr)) {
 		writeInvalid(e.stderr, rep.Error)
 	}
 	return statusError(rep.ExitCode)

@@ -44,21 +44,21 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 	in := r.Input
 	policy := r.Policy.SHA256
 	fmt.Fprintf(w, "cairn eval protocol: %s (exit %d)\n", paint(strings.ToUpper(string(r.Status))), r.ExitCode)
-	fmt.Fprintf(w, "%-22s %s from %s, harness %s, %d bytes, %d records, %d events\n",
-		"input", in.Format, in.Source, harness, in.Bytes, in.Records, in.Events)
+	fmt.Fprintf(w, "%-22s %s from %s, harness %s, %s, %s, %s\n",
+		"input", in.Format, in.Source, harness, plural(int(in.Bytes), "byte"), plural(in.Records, "record"), plural(in.Events, "event"))
 	fmt.Fprintf(w, "%-22s input %s  policy %s (%s)\n", "sha256", short(in.SHA256), short(&policy), r.Policy.Catalog)
 	c := r.Counts
 	fmt.Fprintf(w, "%-22s calls %d: memory %d (project searches %d, mutation attempts %d), opaque %d, incomplete %d\n",
 		"counts", c.Calls, c.MemoryCalls, c.ProjectSearches, c.MutationAttempts, c.OpaqueCalls, c.IncompleteCalls)
-	fmt.Fprintf(w, "%-22s narration %d, reasoning %d, stream errors %d, unknown records %d\n",
-		"", c.Narration, c.Reasoning, c.StreamErrors, c.UnknownRecords)
+	fmt.Fprintf(w, "%-22s narration %d, reasoning %d, stream errors %d, unknown records %d, tool discovery %d\n",
+		"", c.Narration, c.Reasoning, c.StreamErrors, c.UnknownRecords, c.ToolDiscovery)
 	if r.Error != nil {
 		where := recordText(in.Format, r.Error.Record)
 		if r.Error.Where != nil {
 			where += " (" + *r.Error.Where + ")"
 		}
 		fmt.Fprintf(w, "%-22s %s at %s: %s\n", "error", r.Error.Code, where, r.Error.Code.Meaning())
-		fmt.Fprintf(w, "%-22s %s\n", "next", r.Error.Code.Next())
+		fmt.Fprintf(w, "%-22s %s (cairn explain %s)\n", "next", r.Error.Code.Next(), r.Error.Code)
 	} else if ch := r.Checks; ch != nil {
 		for _, row := range []struct {
 			name  string
@@ -77,7 +77,11 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 			if color {
 				state = paint(string(row.check.State)) + strings.Repeat(" ", 12-len(row.check.State))
 			}
-			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-22s %s %s", row.name, state, strings.Join(codes, " ")), " "))
+			line := strings.TrimRight(fmt.Sprintf("%-22s %s %s", row.name, state, strings.Join(codes, " ")), " ")
+			if row.check.State != audit.Pass && len(codes) > 0 {
+				line += "  (cairn explain " + codes[0] + ")"
+			}
+			fmt.Fprintln(w, line)
 		}
 		label := "findings"
 		for _, f := range r.Findings {
@@ -94,6 +98,14 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 		lim[i] = l.String()
 	}
 	fmt.Fprintf(w, "%-22s %s\n", "not certified", strings.Join(lim, " "))
+}
+
+// plural is "1 record", "2 records".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // recordText names a record for people: "line 3" (JSONL), "event 3"
