@@ -2,7 +2,10 @@ package stream
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -55,14 +58,15 @@ type Document struct {
 	g       guard
 	buf     []byte
 	state   docState
-	first   bool                // no member or element read yet at the current level
-	names   map[string]struct{} // top-level member names, unescaped
+	first   bool     // no member or element read yet at the current level
+	names   topNames // top-level member names, unescaped
 	index   int
 	checker Checker
 	readErr error
 	err     error
 	sum     []byte
 	events  bool
+	scratch []byte // the last name, unescaped
 }
 
 // HasEvents reports whether an `events` array was read.
@@ -309,20 +313,15 @@ func (d *Document) name() (string, audit.Code) {
 	if code != 0 {
 		return "", code
 	}
-	n, err := appendUnquoted(nil, v)
+	var err error
+	d.scratch, err = appendUnquoted(d.scratch[:0], v)
 	if err != nil {
 		return "", audit.MalformedJSON
 	}
-	// A map, not a list: a document of a million unknown members must not
-	// cost a million comparisons per member.
-	if _, dup := d.names[string(n)]; dup {
+	if !d.names.add(d.scratch) {
 		return "", audit.DuplicateKey
 	}
-	if d.names == nil {
-		d.names = map[string]struct{}{}
-	}
-	d.names[string(n)] = struct{}{}
-	return string(n), 0
+	return string(d.scratch), 0
 }
 
 // value reads the extent of the next JSON value, nested in base containers,
@@ -407,7 +406,7 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 				}
 			}
 		}
-		d.buf = append(d.buf, b[:i]...)
+		d.buf = appendLong(d.buf, b[:i], 512)
 		if code := d.consume(i); code != 0 {
 			return nil, code
 		}
@@ -419,4 +418,79 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 		return nil, code
 	}
 	return d.buf, 0
+}
+
+// topNames is the set of a document's top-level member names, exact and
+// compact: a million members cost their unescaped text and a few bytes
+// each, not a string and a map entry each (SPEC §1). The names are kept in
+// an arena, each after its length (uvarint); a slot is 0 when free, else
+// the name's offset in the arena (24 bits: see maxArena) and 8 bits of its
+// hash, which spare nearly every comparison of two different names. The
+// hash is seeded per process (nameSeed): an input cannot choose names that
+// collide.
+type topNames struct {
+	arena []byte
+	slots []uint32 // a power of two of them, at most 3/4 used
+	n     int
+}
+
+// maxArena bounds the arena: a name costs its length and at most four
+// bytes of it there, and at least its length, two quotes, a colon and one
+// byte of value in the input, which is at most MaxBytes.
+const maxArena = 1 << 24
+
+var _ [maxArena - MaxBytes]struct{}
+
+// add puts name in the set, unless it holds it already: false then.
+func (s *topNames) add(name []byte) bool {
+	if 4*(s.n+1) > 3*len(s.slots) {
+		s.grow()
+	}
+	h := maphash.Bytes(nameSeed, name)
+	mask := len(s.slots) - 1
+	k := int(h>>32) & mask
+	for ; s.slots[k] != 0; k = (k + 1) & mask {
+		if e := s.slots[k]; byte(e) == byte(h) && bytes.Equal(s.at(e), name) {
+			return false
+		}
+	}
+	if len(s.arena) == 0 {
+		s.arena = append(s.arena, 0) // offset 0 is no name's: 0 is a free slot
+	}
+	off := len(s.arena)
+	if off+binary.MaxVarintLen32+len(name) > maxArena {
+		// Past what the input's limit allows (see maxArena): a name is
+		// never kept where its slot cannot locate it.
+		panic("stream: top-level names past the arena's bound")
+	}
+	var n [binary.MaxVarintLen32]byte
+	s.arena = appendLong(s.arena, binary.AppendUvarint(n[:0], uint64(len(name))), 4096)
+	s.arena = appendLong(s.arena, name, 4096)
+	s.slots[k] = uint32(off)<<8 | uint32(byte(h))
+	s.n++
+	return true
+}
+
+// at is the name a slot entry locates.
+func (s *topNames) at(e uint32) []byte {
+	off := int(e >> 8)
+	n, w := binary.Uvarint(s.arena[off:])
+	return s.arena[off+w : off+w+int(n)]
+}
+
+// grow doubles the slots, placing the names again from their hashes.
+func (s *topNames) grow() {
+	old := s.slots
+	s.slots = make([]uint32, max(2*len(old), 64))
+	mask := len(s.slots) - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		k := int(maphash.Bytes(nameSeed, s.at(e))>>32) & mask
+		for s.slots[k] != 0 {
+			k = (k + 1) & mask
+		}
+		s.slots[k] = e
+	}
 }

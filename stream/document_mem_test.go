@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairn-audit/cairn/audit"
 )
 
 // trajectorySource generates a trajectory document of n events on the fly,
@@ -213,4 +215,91 @@ func BenchmarkDocument(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(doc))/10_000, "bytes/event")
+}
+
+// topMembersSource generates a trajectory of n top-level members with
+// four-character names (as scripts/mem.sh's traj-top), then the events.
+type topMembersSource struct {
+	n, i    int
+	pending []byte
+	buf     []byte
+	done    bool
+}
+
+func (s *topMembersSource) Read(p []byte) (int, error) {
+	for len(s.pending) == 0 {
+		switch {
+		case s.done:
+			return 0, io.EOF
+		case s.i == 0:
+			s.pending = []byte(`{"schema_version":1`)
+			s.i++
+		case s.i <= s.n:
+			const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+			b := append(s.buf[:0], `,"`...)
+			for k, m := 0, s.i-1; k < 4; k++ {
+				b = append(b, digits[m%36])
+				m /= 36
+			}
+			s.buf = append(b, `":0`...)
+			s.pending = s.buf
+			s.i++
+		default:
+			s.pending = []byte(`,"events":[]}`)
+			s.done = true
+		}
+	}
+	n := copy(p, s.pending)
+	s.pending = s.pending[n:]
+	return n, nil
+}
+
+// TestDocumentMemoryTopMembers: the names of 1,600,000 top-level members
+// are kept to refuse a repeated one, in about 15 bytes each (their text, a
+// length and a slot), not a string and a map entry each (about 80).
+func TestDocumentMemoryTopMembers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 1,600,000 members")
+	}
+	const n = 1_600_000
+	base := liveHeap()
+	d := NewDocument(&topMembersSource{n: n})
+	members := 0
+	var held uint64
+	for {
+		p, err := d.Next()
+		if err != nil {
+			t.Fatalf("member %d: %v", members, err)
+		}
+		if p.Kind == Member {
+			members++
+		}
+		if p.Kind == End {
+			break
+		}
+		if members == n {
+			held = liveHeap() - base
+		}
+	}
+	runtime.KeepAlive(d)
+	if members != n+1 {
+		t.Fatalf("%d members, want %d", members, n+1)
+	}
+	t.Logf("%d top-level members: %d MiB live", n, held>>20)
+	if held > 28<<20 {
+		t.Errorf("%d MiB live for the names of %d top-level members, want at most 28", held>>20, n)
+	}
+	// A repeated name is still refused, however many came before.
+	doc := `{"a":1,"b":2,"a":3,"events":[]}`
+	d = NewDocument(strings.NewReader(doc))
+	for {
+		_, err := d.Next()
+		if err != nil {
+			var ie *audit.InputError
+			if !errors.As(err, &ie) || ie.Code != audit.DuplicateKey {
+				t.Fatalf("repeated name: %v, want duplicate_key", err)
+			}
+			break
+		}
+	}
 }
