@@ -399,6 +399,19 @@ func TestClaudeFrontEnd(t *testing.T) {
 			cRes("toolu_b1", `"README.md"`), search, searchOK, cResult},
 			checks: "inconclusive:message_aborted inconclusive:message_aborted pass inconclusive:opaque_tool_effects"},
 
+		{name: "aborted-record-first-call-server-tool", lines: []string{cInit,
+			cAssistant("", `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}`, `"aborted":true`),
+			search, searchOK, cResult},
+			checks: "inconclusive:message_aborted inconclusive:message_aborted pass inconclusive:opaque_tool_effects"},
+		{name: "aborted-record-unparsed-input", lines: []string{cInit,
+			cUse("toolu_u", cMemory, `{"__unparsedToolInput":"{"}`, "", `"aborted":true`),
+			cUser(`{"type":"tool_result","tool_use_id":"toolu_u","content":"bad","is_error":true}`), search, searchOK, cResult},
+			checks: "inconclusive:message_aborted inconclusive:message_aborted pass pass"},
+		{name: "aborted-record-later-call", lines: []string{cInit, search, searchOK,
+			cUse("toolu_d", "mcp__cairn-memory__memory_delete", `{"id":"m1"}`, "", `"aborted":true`),
+			cRes("toolu_d", `"deleted"`), cResult},
+			checks: "inconclusive:message_aborted pass pass fail:destructive_mutation"},
+
 		// API error notices.
 		{name: "api-error-message", lines: []string{cInit, search, searchOK,
 			cText(`"is_api_error_message":true`),
