@@ -422,7 +422,9 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 
 // topNames is the set of a document's top-level member names, exact and
 // compact: a million members cost their unescaped text and a few bytes
-// each, not a string and a map entry each (SPEC §1). The names are kept in
+// each, not a string and a map entry each (SPEC §1): the slots are used up
+// to 7/8, so that 1.6M names fit 2^21 of them (8 MiB); the 8 hash bits
+// keep the longer probes cheap. The names are kept in
 // an arena, each after its length (uvarint); a slot is 0 when free, else
 // the name's offset in the arena (24 bits: see maxArena) and 8 bits of its
 // hash, which spare nearly every comparison of two different names. The
@@ -430,7 +432,7 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 // collide.
 type topNames struct {
 	arena []byte
-	slots []uint32 // a power of two of them, at most 3/4 used
+	slots []uint32 // a power of two of them, at most 7/8 used
 	n     int
 }
 
@@ -443,7 +445,7 @@ var _ [maxArena - MaxBytes]struct{}
 
 // add puts name in the set, unless it holds it already: false then.
 func (s *topNames) add(name []byte) bool {
-	if 4*(s.n+1) > 3*len(s.slots) {
+	if 8*(s.n+1) > 7*len(s.slots) {
 		s.grow()
 	}
 	h := maphash.Bytes(nameSeed, name)
