@@ -33,8 +33,9 @@ import (
 // variants add unknown member names that are canaries, unknown record
 // types, system subtypes and content block types that are canaries, and
 // canaries with control characters, quotes, backslash and \u00XX escapes and
-// unusual Unicode. Each is audited in JSON mode from a file whose path holds
-// canaries and from stdin, and in human mode from one of them, alternately:
+// unusual Unicode. Each is audited in JSON mode from stdin and in one more
+// mode in turn (JSON from a file whose path holds canaries, human from that
+// file, human from stdin), so that every input runs in every mode:
 // no canary, nor any 6-letter piece of one, may appear; the exit code is
 // the report's exit_code, the same in every mode; and in the variant that
 // keeps the semantics the verdict is the original stream's.
@@ -86,79 +87,79 @@ func TestPrivacyClaudeNoInputContent(t *testing.T) {
 			leaks := g.pieces()
 			streams++
 			wantCode := -1
-			for _, src := range []string{"file", "stdin"} {
-				for _, asJSON := range []bool{true, false} {
-					if !asJSON && (src == "file") != (streams%2 == 0) {
-						// The human report from one source only, the
-						// source alternating: it is rendered from the
-						// same report as the JSON one.
-						continue
+			// The JSON report from stdin, and one more mode in turn: over
+			// an input's variants, every mode runs.
+			type mode struct {
+				src    string
+				asJSON bool
+			}
+			others := []mode{{"file", true}, {"file", false}, {"stdin", false}}
+			for _, m := range []mode{{"stdin", true}, others[streams%len(others)]} {
+				src, asJSON := m.src, m.asJSON
+				name := fmt.Sprintf("%s/%s/%s/json=%v", in.name, v.name, src, asJSON)
+				args := []string{"eval", "protocol", "--claude-jsonl", path}
+				stdin := []byte(nil)
+				if src == "stdin" {
+					args[3], stdin = "-", doc
+				}
+				if asJSON {
+					args = append(args, "--json")
+				}
+				code, stdout, stderr := privRun(args, stdin)
+				runs++
+				fail := func(format string, a ...any) {
+					t.Helper()
+					t.Fatalf("%s: %s\ninput:\n%s\nstdout:\n%s\nstderr:\n%s", name, fmt.Sprintf(format, a...), doc, stdout, stderr)
+				}
+				pcNoLeak(t, name, leaks, stdout, stderr)
+				if wantCode >= 0 && code != wantCode {
+					fail("exit %d, exit %d in another mode", code, wantCode)
+				}
+				wantCode = code
+				if !asJSON {
+					if want := "cairn eval protocol: " + strings.ToUpper(privStatus[code]) + " "; !bytes.HasPrefix(stdout, []byte(want)) {
+						fail("human report does not start %q", want)
 					}
-					name := fmt.Sprintf("%s/%s/%s/json=%v", in.name, v.name, src, asJSON)
-					args := []string{"eval", "protocol", "--claude-jsonl", path}
-					stdin := []byte(nil)
-					if src == "stdin" {
-						args[3], stdin = "-", doc
+					continue
+				}
+				var rep struct {
+					Status   string          `json:"status"`
+					ExitCode int             `json:"exit_code"`
+					Checks   json.RawMessage `json:"checks"`
+					Error    *struct {
+						Code  string  `json:"code"`
+						Where *string `json:"where"`
+					} `json:"error"`
+					Findings []struct {
+						Code  string  `json:"code"`
+						Where *string `json:"where"`
+					} `json:"findings"`
+				}
+				if err := json.Unmarshal(stdout, &rep); err != nil {
+					fail("stdout is not a report: %v", err)
+				}
+				if rep.ExitCode != code || rep.Status != privStatus[code] {
+					fail("exit %d, report says %s with exit_code %d", code, rep.Status, rep.ExitCode)
+				}
+				if src == "stdin" {
+					if statuses[v.name] == nil {
+						statuses[v.name] = map[string]int{}
 					}
-					if asJSON {
-						args = append(args, "--json")
+					statuses[v.name][rep.Status]++
+				}
+				if rep.Error != nil && rep.Error.Where != nil && !places[*rep.Error.Where] {
+					fail("error at %q, not a place of the contract", *rep.Error.Where)
+				}
+				for _, f := range rep.Findings {
+					if f.Where != nil && !places[*f.Where] {
+						fail("finding %s at %q, not a place of the contract", f.Code, *f.Where)
 					}
-					code, stdout, stderr := privRun(args, stdin)
-					runs++
-					fail := func(format string, a ...any) {
-						t.Helper()
-						t.Fatalf("%s: %s\ninput:\n%s\nstdout:\n%s\nstderr:\n%s", name, fmt.Sprintf(format, a...), doc, stdout, stderr)
-					}
-					pcNoLeak(t, name, leaks, stdout, stderr)
-					if wantCode >= 0 && code != wantCode {
-						fail("exit %d, exit %d in another mode", code, wantCode)
-					}
-					wantCode = code
-					if !asJSON {
-						if want := "cairn eval protocol: " + strings.ToUpper(privStatus[code]) + " "; !bytes.HasPrefix(stdout, []byte(want)) {
-							fail("human report does not start %q", want)
-						}
-						continue
-					}
-					var rep struct {
-						Status   string          `json:"status"`
-						ExitCode int             `json:"exit_code"`
-						Checks   json.RawMessage `json:"checks"`
-						Error    *struct {
-							Code  string  `json:"code"`
-							Where *string `json:"where"`
-						} `json:"error"`
-						Findings []struct {
-							Code  string  `json:"code"`
-							Where *string `json:"where"`
-						} `json:"findings"`
-					}
-					if err := json.Unmarshal(stdout, &rep); err != nil {
-						fail("stdout is not a report: %v", err)
-					}
-					if rep.ExitCode != code || rep.Status != privStatus[code] {
-						fail("exit %d, report says %s with exit_code %d", code, rep.Status, rep.ExitCode)
-					}
-					if src == "stdin" {
-						if statuses[v.name] == nil {
-							statuses[v.name] = map[string]int{}
-						}
-						statuses[v.name][rep.Status]++
-					}
-					if rep.Error != nil && rep.Error.Where != nil && !places[*rep.Error.Where] {
-						fail("error at %q, not a place of the contract", *rep.Error.Where)
-					}
-					for _, f := range rep.Findings {
-						if f.Where != nil && !places[*f.Where] {
-							fail("finding %s at %q, not a place of the contract", f.Code, *f.Where)
-						}
-					}
-					if v.sameVerdict && src == "stdin" {
-						// The rewrite kept what the audit reads: the same
-						// verdict, findings and counts as the original.
-						if code != origCode || !bytes.Equal(pcVerdict(stdout), pcVerdict(origOut)) {
-							fail("the rewrite changed the verdict: exit %d, was %d\noriginal:\n%s", code, origCode, origOut)
-						}
+				}
+				if v.sameVerdict && src == "stdin" {
+					// The rewrite kept what the audit reads: the same
+					// verdict, findings and counts as the original.
+					if code != origCode || !bytes.Equal(pcVerdict(stdout), pcVerdict(origOut)) {
+						fail("the rewrite changed the verdict: exit %d, was %d\noriginal:\n%s", code, origCode, origOut)
 					}
 				}
 			}
