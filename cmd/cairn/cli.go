@@ -15,6 +15,7 @@ type cli struct {
 	Explain    explainCmd       `cmd:"" help:"Explain a report code and what to do about it."`
 	Version    versionCmd       `cmd:"" help:"Print the version."`
 	Completion completionCmd    `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
+	Help       helpCmd          `cmd:"" help:"Show help for a command (cairn help eval protocol)."`
 	V          kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
@@ -53,12 +54,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	return status
 }
 
+// rootHelp is the top of cairn --help.
+const rootHelp = `Audit, offline, whether an AI coding agent really used its project-memory tools.
+
+Examples:
+  CAIRN_EVAL=1 cairn eval protocol --codex-jsonl run.jsonl
+  claude -p "TASK" --output-format stream-json --verbose | CAIRN_EVAL=1 cairn eval protocol --claude-jsonl -
+  CAIRN_EVAL=1 cairn eval batch --format codex-jsonl --json runs/*.jsonl > reports.jsonl
+  cairn explain project_search_absent
+
+Run 'cairn help COMMAND' for a command, 'cairn explain CODE' for a report code.`
+
 // runCommand parses args and runs the command.
 func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (status int) {
 	var c cli
 	parser, err := kong.New(&c,
 		kong.Name("cairn"),
-		kong.Description("Audit, offline, whether an AI coding agent really used its project-memory tools."),
+		kong.Description(rootHelp),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitStatus(code)) }),
 		kong.Vars{"version": "cairn " + version()},
@@ -80,6 +92,13 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 			}
 		}
 	}()
+	// cairn alone, and cairn help [COMMAND...], show help (exit 0).
+	switch {
+	case len(args) == 0:
+		args = []string{"--help"}
+	case args[0] == "help":
+		args = append(append([]string{}, args[1:]...), "--help")
+	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
 		// kong's message quotes the argument: it is never printed.
@@ -136,3 +155,11 @@ func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	return ok && termIsTerminal(int(f.Fd()))
 }
+
+// helpCmd is in the grammar so that help lists and completes it; runCommand
+// turns cairn help [COMMAND...] into COMMAND... --help before parsing.
+type helpCmd struct {
+	Command []string `arg:"" optional:"" help:"The command to show help for."`
+}
+
+func (helpCmd) Run(e *env) error { return nil }

@@ -18,9 +18,13 @@ type completionCmd struct {
 func (completionCmd) Help() string {
 	return strings.TrimSpace(`
 Prints a static completion script generated from cairn's command grammar.
-  bash: source <(cairn completion bash)
-  zsh:  source <(cairn completion zsh)
-  fish: cairn completion fish | source`)
+
+Examples:
+  source <(cairn completion bash)
+  source <(cairn completion zsh)
+  cairn completion fish | source
+
+Run 'cairn explain CODE' for what a report code means.`)
 }
 
 // The maintained kong completion libraries generate dynamic scripts that

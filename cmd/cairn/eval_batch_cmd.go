@@ -32,7 +32,13 @@ Off by default, like eval protocol: the audit runs only when CAIRN_EVAL is
 
 Exit code: the worst over all inputs, invalid (2) over fail (1) over
 inconclusive (3) over pass (0). An input that cannot be read is that
-input's invalid report; the batch goes on.`)
+input's invalid report; the batch goes on.
+
+Examples:
+  CAIRN_EVAL=1 cairn eval batch --format codex-jsonl runs/*.jsonl
+  CAIRN_EVAL=1 cairn eval batch --format claude-jsonl --json --jobs 4 runs/*.jsonl > reports.jsonl
+
+Run 'cairn explain CODE' for what a report code means and what to do.`)
 }
 
 // Validate refuses standard input and a negative --jobs.

@@ -32,7 +32,14 @@ Exit codes: 0 every check passes (or disabled), 1 a violation was observed,
 2 invalid or unsafe input or a usage error, 3 inconclusive.
 
 Limits: one UTF-8 regular file or standard input, at most 16 MiB and 50,000
-records or events; no symbolic links anywhere on the path.`)
+records or events; no symbolic links anywhere on the path.
+
+Examples:
+  CAIRN_EVAL=1 cairn eval protocol --codex-jsonl run.jsonl
+  codex exec --json "TASK" | CAIRN_EVAL=1 cairn eval protocol --codex-jsonl - --json
+  CAIRN_EVAL=1 cairn eval protocol --claude-jsonl claude.jsonl --json
+
+Run 'cairn explain CODE' for what a report code means and what to do.`)
 }
 
 // inputFlag is an input path flag that may be given once: kong lets a

@@ -35,9 +35,8 @@ func TestUsageText(t *testing.T) {
 		msg  string
 		help string
 	}{
-		{"no arguments", nil, "missing command; give one of eval, explain, version, completion", root},
 		{"eval alone", []string{"eval"}, "missing command; give one of protocol, batch", eval},
-		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, explain, version, completion", root},
+		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, explain, version, completion, help", root},
 		{"command typo", []string{"explian", "x"}, "unknown command; did you mean explain?", root},
 		{"command case", []string{"VERSION"}, "unknown command; did you mean version?", root},
 		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch", eval},
