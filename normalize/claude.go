@@ -396,10 +396,12 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
 	case "server_tool_use":
 		// A tool the API runs (web search): an opaque call, no result of
 		// its own in the stream.
-		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, NoResult: true, Where: "assistant.server_tool_use"})
+		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, NoResult: true,
+			ScopeUnknown: aborted, Where: "assistant.server_tool_use"})
 	case "tool_use":
 	default:
-		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, UnknownType: true, NoResult: true, Where: claudeAssistant})
+		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, UnknownType: true, NoResult: true,
+			ScopeUnknown: aborted, Where: claudeAssistant})
 	}
 	if unknown {
 		c.unknownField(claudeToolUse)
