@@ -108,8 +108,8 @@ func itemNum(id []byte) int {
 
 // Decoder turns checked records into Records. It holds scratch space.
 type Decoder struct {
-	canon       []byte
-	text        []byte
+	hash        keyHash
+	text        []byte // a small call's canonical arguments
 	members     []member
 	itemMembers []member
 	checker     stream.Checker // for Decode
@@ -539,28 +539,88 @@ func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
 // typeIdentity is the identity of an item of an unknown type: its id and
 // the type's text.
 func (d *Decoder) typeIdentity(id, typ []byte) Key {
-	d.canon = appendField(appendField(d.canon[:0], id), typ)
-	return KeyOf(d.canon)
+	d.hash.reset()
+	d.hash.field(id)
+	d.hash.field(typ)
+	return d.hash.sum()
 }
+
+// smallArguments is the longest arguments value whose canonical form is
+// built in Decoder.text before it is digested; a longer one is written
+// to the digest in pieces (stream.WriteCanonical), never held whole. The
+// two give the same bytes, so the same identity.
+const smallArguments = 16 << 10
 
 // callIdentity is an MCP call's identity: its id, type, server, tool and
 // arguments in canonical form, or what Decoder.recent remembers for the
-// same raw bytes (equal raw digests mean equal bytes, see KeyOf).
+// same raw bytes (equal raw digests mean equal bytes, see KeyOf). Both
+// digests are streamed, the pieces framed as appendField frames them (a
+// length, then the bytes), except that the canonical arguments, the last
+// piece, have their length after them: it is known only once they are
+// written. The framing stays unambiguous, and no copy of the arguments, or
+// of their canonical form, is made for a large call.
 func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) Key {
-	b := appendField(appendField(d.canon[:0], id), typ)
-	b = appendField(b, it.Server)
-	b = appendField(b, it.Tool)
-	n := len(b)
-	b = appendField(b, args)
-	d.canon = b
-	raw := KeyOf(b)
+	h := &d.hash
+	h.reset()
+	h.field(id)
+	h.field(typ)
+	h.field(it.Server)
+	h.field(it.Tool)
+	h.field(args)
+	raw := h.sum()
 	slot := &d.recent[raw[0]%recentCalls]
 	if slot.raw != raw {
-		d.text = stream.AppendCanonical(d.text[:0], args)
-		d.canon = appendField(b[:n], d.text)
-		slot.raw, slot.identity = raw, KeyOf(d.canon)
+		h.reset()
+		h.field(id)
+		h.field(typ)
+		h.field(it.Server)
+		h.field(it.Tool)
+		var n int64
+		if len(args) <= smallArguments {
+			d.text = stream.AppendCanonical(d.text[:0], args)
+			h.Write(d.text)
+			n = int64(len(d.text))
+		} else {
+			n = stream.WriteCanonical(h, args)
+		}
+		h.length(uint64(n))
+		slot.raw, slot.identity = raw, h.sum()
 	}
 	return slot.identity
+}
+
+// keyHash computes a Key (the two seeded hashes of KeyOf) of bytes
+// written in pieces: equal to KeyOf of their concatenation.
+type keyHash struct{ h [2]maphash.Hash }
+
+func (k *keyHash) reset() {
+	k.h[0].SetSeed(keySeeds[0])
+	k.h[1].SetSeed(keySeeds[1])
+}
+
+func (k *keyHash) Write(p []byte) (int, error) {
+	k.h[0].Write(p)
+	k.h[1].Write(p)
+	return len(p), nil
+}
+
+func (k *keyHash) length(n uint64) {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	k.Write(b[:])
+}
+
+// field writes f as appendField frames it.
+func (k *keyHash) field(f []byte) {
+	k.length(uint64(len(f)))
+	k.Write(f)
+}
+
+func (k *keyHash) sum() Key {
+	var key Key
+	binary.LittleEndian.PutUint64(key[:8], k.h[0].Sum64())
+	binary.LittleEndian.PutUint64(key[8:], k.h[1].Sum64())
+	return key
 }
 
 func appendField(b, f []byte) []byte {
