@@ -3,6 +3,7 @@ package stream
 import (
 	"crypto/sha256"
 	"hash"
+	"sync"
 )
 
 // digestBlock is how many bytes are hashed at a time off the reading
@@ -23,12 +24,16 @@ type digest struct {
 
 func newDigest() *digest { return &digest{h: sha256.New()} }
 
+// blockPool keeps digest blocks between inputs: a batch of small audits
+// (SPEC §10) would otherwise allocate two blocks per input.
+var blockPool = sync.Pool{New: func() any { b := make([]byte, 0, digestBlock); return &b }}
+
 // write adds the next input bytes.
 func (d *digest) write(p []byte) {
 	for len(p) > 0 {
 		b := d.blocks[d.cur]
 		if b == nil {
-			b = make([]byte, 0, digestBlock)
+			b = (*blockPool.Get().(*[]byte))[:0]
 		}
 		n := min(len(p), digestBlock-len(b))
 		b = append(b, p[:n]...)
@@ -61,10 +66,17 @@ func (d *digest) wait() {
 	}
 }
 
-// sum returns the digest of everything written.
+// sum returns the digest of everything written. The digest's blocks go
+// back to the pool: nothing may be written after.
 func (d *digest) sum() []byte {
 	d.wait()
 	d.h.Write(d.blocks[d.cur])
-	d.blocks[d.cur] = d.blocks[d.cur][:0]
+	for i, b := range d.blocks {
+		if b != nil {
+			b = b[:0]
+			blockPool.Put(&b)
+			d.blocks[i] = nil
+		}
+	}
 	return d.h.Sum(nil)
 }
