@@ -1,7 +1,10 @@
 package lifecycle
 
 import (
+	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -504,5 +507,99 @@ func TestMemberNames(t *testing.T) {
 		if got := nameOf([]byte(memberNames[n])); got != n {
 			t.Errorf("nameOf(%q) = %d, want %d", memberNames[n], got, n)
 		}
+	}
+}
+
+// refIdentity is an MCP call's identity computed the plain way, whole:
+// the framed id, type, server and tool, the canonical arguments and their
+// length after them (see callIdentity).
+func refIdentity(id, typ, server, tool, args []byte) Key {
+	b := appendField(appendField(appendField(appendField(nil, id), typ), server), tool)
+	canon := stream.AppendCanonical(nil, args)
+	b = append(b, canon...)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(canon)))
+	return KeyOf(b)
+}
+
+// TestCallIdentityFixtures: the identity of every MCP call in the codex
+// fixtures is the plain, whole computation's, whether its arguments are
+// digested from a built canonical form (small) or in pieces (padded past
+// smallArguments with white space); equal arguments written in another key
+// order or number spelling have the same identity, different ones another.
+func TestCallIdentityFixtures(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/codex/*.jsonl")
+	more, _ := filepath.Glob("../testdata/codex/real/*/*.jsonl")
+	files = append(files, more...)
+	calls := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if !strings.Contains(line, `"mcp_tool_call"`) {
+				continue
+			}
+			var c stream.Checker
+			c.ItemIDTwice = true
+			if c.Check([]byte(line)) != 0 {
+				continue
+			}
+			var d Decoder
+			var rec Record
+			if code := d.Decode([]byte(line), &rec); code != 0 || rec.Item.Type != McpToolCall {
+				continue
+			}
+			calls++
+			it := rec.Item
+			args := slices.Clone(it.Arguments)
+			id := stream.Unquote([]byte(`"item_x"`))
+			want := refIdentity(id, []byte("mcp_tool_call"), it.Server, it.Tool, args)
+			identity := func(a []byte) Key {
+				var fresh Decoder
+				item := Item{Type: McpToolCall, Server: it.Server, Tool: it.Tool}
+				return fresh.callIdentity(id, []byte("mcp_tool_call"), &item, a)
+			}
+			if got := identity(args); got != want {
+				t.Errorf("%s: identity %x, want %x (the whole computation)", f, got, want)
+			}
+			if k := stream.TypeOf(args); k != stream.Object && k != stream.Array {
+				continue
+			}
+			// The same value with white space inside, past smallArguments.
+			padded := append(append(slices.Clone(args[:1]), strings.Repeat(" ", smallArguments)...), args[1:]...)
+			if got := identity(padded); len(padded) <= smallArguments || got != want {
+				t.Errorf("%s: identity of the arguments padded to %d bytes %x, want %x", f, len(padded), got, want)
+			}
+		}
+	}
+	if calls < 5 {
+		t.Fatalf("%d MCP calls in the fixtures, want some", calls)
+	}
+	id, typ, server, tool := []byte("item_1"), []byte("mcp_tool_call"), []byte("cairn-memory"), []byte("memory_search")
+	big := strings.Repeat("ledger \\n \\u00e9 ", 3*smallArguments)
+	identity := func(a string) Key {
+		var d Decoder
+		item := Item{Type: McpToolCall, Server: server, Tool: tool}
+		return d.callIdentity(id, typ, &item, []byte(a))
+	}
+	for _, tc := range []struct{ a, b string }{
+		{`{"scope":"project","query":"` + big + `","limit":10}`, `{"limit":1e1,"query":"` + big + `","scope":"project"}`},
+		{`{"scope":"project","query":"q","limit":10}`, `{"limit":10.0,"query":"\u0071","scope":"project"}`},
+		{`{"z":[1,{"b":"` + big + `","a":2}],"a":"x"}`, `{"a":"x","z":[1.0,{"a":20e-1,"b":"` + big + `"}]}`},
+	} {
+		a, b := identity(tc.a), identity(tc.b)
+		if a != b {
+			t.Errorf("identities of equal arguments differ (%d and %d bytes)", len(tc.a), len(tc.b))
+		}
+		if a != refIdentity(id, typ, server, tool, []byte(tc.a)) {
+			t.Errorf("identity of %d bytes of arguments is not the whole computation's", len(tc.a))
+		}
+		if c := identity(strings.Replace(tc.b, "1", "2", 1)); c == a {
+			t.Errorf("identities of different arguments are equal")
+		}
+	}
+	if identity(`{"q":"`+big+`x"}`) == identity(`{"q":"`+big+`y"}`) {
+		t.Error("identities of long arguments that differ in their last byte are equal")
 	}
 }
