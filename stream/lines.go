@@ -215,19 +215,19 @@ func (l *Lines) next() ([]byte, error) {
 		switch {
 		case err == nil:
 			if len(l.long) > 0 {
-				l.long = appendLong(l.long, chunk)
+				l.long = appendLong(l.long, chunk, longStart)
 				chunk = l.long
 			}
 			return l.frame(chunk[:len(chunk)-1])
 		case errors.Is(err, bufio.ErrBufferFull):
-			l.long = appendLong(l.long, chunk)
+			l.long = appendLong(l.long, chunk, longStart)
 		case errors.Is(err, io.EOF):
 			if code := l.g.finish(); code != 0 {
 				return nil, audit.Invalid(code, -1, nil)
 			}
 			line := chunk
 			if len(l.long) > 0 {
-				l.long = appendLong(l.long, chunk)
+				l.long = appendLong(l.long, chunk, longStart)
 				line = l.long
 			}
 			if len(line) == 0 {
@@ -242,21 +242,21 @@ func (l *Lines) next() ([]byte, error) {
 	}
 }
 
-// longStart is the first size of a buffer that assembles a long line or
-// value: four read buffers.
+// longStart is the first size of the buffer that assembles a long line:
+// four read buffers.
 const longStart = 4 * readSize
 
 // appendLong is append(b, p...) for a buffer that may grow to MaxBytes: it
-// doubles from longStart, never past MaxBytes unless p needs more, so that
+// doubles from start, never past MaxBytes unless p needs more, so that
 // a 16 MiB line costs about 32 MiB of allocations in all (append's growth by
 // a quarter costs five times the line) and at most a half-size buffer and a
 // full one at once. The guard has counted p first: what b holds is never
 // more than MaxBytes, save a chunk of slack.
-func appendLong(b, p []byte) []byte {
+func appendLong(b, p []byte, start int) []byte {
 	if len(b)+len(p) <= cap(b) {
 		return append(b, p...)
 	}
-	n := max(2*cap(b), longStart)
+	n := max(2*cap(b), start)
 	if n > MaxBytes {
 		n = MaxBytes
 	}
