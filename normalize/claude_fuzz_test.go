@@ -3,8 +3,11 @@ package normalize_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -18,10 +21,13 @@ import (
 // FuzzClaude feeds arbitrary record lines to the Claude Code front end
 // (SPEC §9) at the normalize level: each line through a stream.Checker and
 // Claude.Checked, then End and the engine's Finish; and the whole input
-// through ReadClaude. Properties: no panic; every error is an
+// through ReadClaude, on one goroutine (a sized reader) and with the
+// prefetch (a plain reader). Properties: no panic; every error is an
 // *audit.InputError with an invalid code of SPEC §8, at the record that was
 // fed, and a place of normalize.ClaudePlaces() (or none); nothing is fed
-// after an error; every finding's place is one of ClaudePlaces().
+// after an error; every finding's place is one of ClaudePlaces(); both
+// reads conclude the same, and the same as the loop when the reader sees
+// the loop's records (UTF-8, no byte-order mark, no blank record).
 func FuzzClaude(f *testing.F) {
 	for _, in := range claudeSeeds(f) {
 		f.Add(in)
@@ -42,6 +48,14 @@ func FuzzClaude(f *testing.F) {
 		places[p] = true
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// The reader sees the same records as the loop below when the
+		// input is UTF-8 with no byte-order mark and no blank record.
+		simple := len(in) > 0 && utf8.Valid(in) && !bytes.HasPrefix(in, []byte("\xef\xbb\xbf"))
+		for line := range bytes.SplitSeq(bytes.TrimSuffix(in, []byte("\n")), []byte("\n")) {
+			if len(bytes.Trim(line, " \t\r")) == 0 {
+				simple = false
+			}
+		}
 		for _, capture := range []bool{false, true} {
 			engine := audit.NewEngine(capture)
 			claude := normalize.NewClaude(engine)
@@ -49,19 +63,16 @@ func FuzzClaude(f *testing.F) {
 			n := 0
 			var stopped error
 			for line := range bytes.SplitSeq(in, []byte("\n")) {
-				if len(bytes.TrimSpace(line)) == 0 || !utf8.Valid(line) {
+				if len(bytes.Trim(line, " \t\r")) == 0 || !utf8.Valid(line) {
 					continue // the reader's business, not the front end's
 				}
 				n++
 				code := checker.Check(line)
 				v := stream.Verdict{Code: code, Cause: checker.Cause(), Located: checker.Located}
 				if err := claude.Checked(line, n, v); err != nil {
-					claudeCheckError(t, places, err, n)
-					if code != 0 {
-						var ie *audit.InputError
-						if errors.As(err, &ie); ie.Code != code {
-							t.Fatalf("record %d: the checker said %s, Checked %s", n, code, ie.Code)
-						}
+					ie := claudeCheckError(t, places, err, n)
+					if code != 0 && ie.Code != code {
+						t.Fatalf("record %d: the checker said %s, Checked %s", n, code, ie.Code)
 					}
 					stopped = err
 					break
@@ -71,30 +82,77 @@ func FuzzClaude(f *testing.F) {
 				claude.End()
 				claudeCheckFindings(t, places, engine)
 			}
+			fed := claudeOutcomeOf(engine, stopped)
 
-			got := normalize.ReadClaude(bytes.NewReader(in), capture)
-			if got.Harness != "claude-code" {
-				t.Fatalf("harness %q", got.Harness)
+			// On one goroutine (a sized reader) and with the prefetch (a
+			// plain one): both give what the loop above gave.
+			inline := normalize.ReadClaude(bytes.NewReader(in), capture)
+			reads := []normalize.Input{inline}
+			if !capture { // the prefetch is costly to start: once an input
+				reads = append(reads, normalize.ReadClaude(struct{ io.Reader }{bytes.NewReader(in)}, capture))
 			}
-			if got.Err != nil {
-				claudeCheckError(t, places, got.Err, -2)
-				if got.Sum != nil {
-					t.Fatal("a digest with an error")
+			for _, got := range reads {
+				if got.Harness != "claude-code" {
+					t.Fatalf("harness %q", got.Harness)
 				}
-				continue
+				if got.Err != nil {
+					claudeCheckError(t, places, got.Err, -2)
+					if got.Sum != nil {
+						t.Fatal("a digest with an error")
+					}
+					continue
+				}
+				if got.Sum == nil || got.Bytes != int64(len(in)) {
+					t.Fatalf("read %d of %d bytes, digest %x", got.Bytes, len(in), got.Sum)
+				}
+				claudeCheckFindings(t, places, got.Engine)
 			}
-			if got.Sum == nil || got.Bytes != int64(len(in)) {
-				t.Fatalf("read %d of %d bytes, digest %x", got.Bytes, len(in), got.Sum)
+			a := claudeOutcomeOf(inline.Engine, inline.Err)
+			if len(reads) == 2 {
+				if b := claudeOutcomeOf(reads[1].Engine, reads[1].Err); a != b {
+					t.Fatalf("read inline: %s\nread ahead:  %s", a, b)
+				}
 			}
-			claudeCheckFindings(t, places, got.Engine)
+			var ie *audit.InputError
+			if errors.As(inline.Err, &ie) && ie.Record == -1 {
+				simple = false // an encoding the reader refuses as a whole (NUL: UTF-16)
+			}
+			if simple && a != fed {
+				t.Fatalf("read: %s\nfed:  %s", a, fed)
+			}
 		}
 	})
+}
+
+// claudeOutcomeOf is what a finished engine concluded, or the error.
+func claudeOutcomeOf(e *audit.Engine, err error) string {
+	if err != nil {
+		var ie *audit.InputError
+		if errors.As(err, &ie) {
+			return fmt.Sprintf("invalid %s at %d %q", ie.Code, ie.Record, ie.Where)
+		}
+		return "error " + err.Error()
+	}
+	c, counts := e.Finish()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %+v", c, counts)
+	for _, f := range e.Findings() {
+		r, w := -1, ""
+		if f.Record != nil {
+			r = *f.Record
+		}
+		if f.Where != nil {
+			w = *f.Where
+		}
+		fmt.Fprintf(&b, " %d:%s@%s", r, f.Code, w)
+	}
+	return b.String()
 }
 
 // claudeCheckError checks an error of the Claude front end: an
 // *audit.InputError with an invalid code, at record n (-2: any record of
 // the input), at a place of the contract.
-func claudeCheckError(t *testing.T, places map[string]bool, err error, n int) {
+func claudeCheckError(t *testing.T, places map[string]bool, err error, n int) *audit.InputError {
 	t.Helper()
 	var ie *audit.InputError
 	if !errors.As(err, &ie) {
@@ -109,6 +167,7 @@ func claudeCheckError(t *testing.T, places map[string]bool, err error, n int) {
 	if ie.Where != "" && !places[ie.Where] {
 		t.Fatalf("%s at %q, not a place of the contract", ie.Code, ie.Where)
 	}
+	return ie
 }
 
 // claudeCheckFindings finishes the engine and checks that every finding
