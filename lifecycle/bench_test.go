@@ -28,12 +28,12 @@ func BenchmarkDecodeApply(b *testing.B) {
 		loc  stream.Located
 	}
 	var recs []checked
-	c := stream.Checker{ItemIDTwice: true}
+	c := stream.Checker{Locate: Locate}
 	for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 		if c.Check(line) != 0 {
 			b.Fatal("the export holds a record the checker rejects")
 		}
-		recs = append(recs, checked{line, stream.Located{Root: slices.Clone(c.Root), Item: slices.Clone(c.Item), Result: slices.Clone(c.Result)}})
+		recs = append(recs, checked{line, stream.Located{Root: slices.Clone(c.Root), Child: slices.Clone(c.Child), Grandchild: slices.Clone(c.Grandchild)}})
 	}
 	var d Decoder
 	var rec Record

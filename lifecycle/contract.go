@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cairn-audit/cairn/stream"
 )
 
 // The Codex contract as data (SPEC §4, reference/codex-exec-events.md): one
@@ -205,6 +207,12 @@ func statusOf(s []byte) Status {
 	}
 	return OtherStatus
 }
+
+// Locate is what the decoder reads without walking a record again: an
+// item's members and an MCP result's. An item may name id twice: the
+// web_search quirk of SPEC §4.1, which DecodeChecked allows for that type
+// only.
+var Locate = stream.Locate{Child: "item", Grandchild: "result", TwiceInChild: "id"}
 
 // The closed objects inside records and items, and the enums of members
 // that are not statuses.

@@ -25,7 +25,7 @@ func TestDecodeHostileCallAllocations(t *testing.T) {
 	for shape, args := range shapes {
 		line := []byte(`{"type":"item.completed","item":{"id":"item_0","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":` +
 			args + `,"result":null,"error":null,"status":"completed"}}`)
-		c := stream.Checker{ItemIDTwice: true}
+		c := stream.Checker{Locate: Locate}
 		if code := c.Check(line); code != 0 {
 			t.Fatalf("%s: the record is refused: %v", shape, code)
 		}

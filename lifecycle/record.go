@@ -277,11 +277,11 @@ func typeOK(v []byte, want fieldType) bool {
 	return false
 }
 
-// Decode reads a record that stream.Checker accepted (with ItemIDTwice).
+// Decode reads a record that a stream.Checker with Locate accepted.
 // Its error codes are SchemaViolation and DuplicateKey (a twice-named id
 // outside web_search).
 func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
-	d.checker.ItemIDTwice = true
+	d.checker.Locate = Locate
 	if d.checker.Check(line) != 0 {
 		return audit.SchemaViolation // not a checked record
 	}
@@ -313,7 +313,7 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 	var id, itemType []byte
 	ids := 0
 	ms := d.itemMembers[:0]
-	for _, sp := range loc.Item {
+	for _, sp := range loc.Child {
 		name, value := sp.In(line)
 		switch string(name) {
 		case "id":
@@ -372,7 +372,7 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
 			return rec.violation(desc.name + ".item")
 		}
-		return d.decodeItem(line, id, itemType, loc.Result, rec)
+		return d.decodeItem(line, id, itemType, loc.Grandchild, rec)
 	}
 	if itemValue != nil {
 		rec.unknown(desc.name)

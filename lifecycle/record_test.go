@@ -17,7 +17,7 @@ import (
 // exception, as the normalizer does) and the Decoder.
 func decodeLine(t *testing.T, line string) (*Record, audit.Code) {
 	t.Helper()
-	c := stream.Checker{ItemIDTwice: true}
+	c := stream.Checker{Locate: Locate}
 	if code := c.Check([]byte(line)); code != 0 {
 		t.Fatalf("test record %s is not accepted by the checker: %s", line, code)
 	}
@@ -541,7 +541,7 @@ func TestCallIdentityFixtures(t *testing.T) {
 				continue
 			}
 			var c stream.Checker
-			c.ItemIDTwice = true
+			c.Locate = Locate
 			if c.Check([]byte(line)) != 0 {
 				continue
 			}

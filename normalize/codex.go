@@ -39,7 +39,7 @@ func (c *Codex) Record(line []byte, n int) error {
 
 // NewChecker returns the JSON checker that a codex exec stream's records
 // must pass, for a reader that checks records ahead (stream.Prefetch).
-func NewChecker() *stream.Checker { return &stream.Checker{ItemIDTwice: true} }
+func NewChecker() *stream.Checker { return &stream.Checker{Locate: lifecycle.Locate} }
 
 // Checked is Record for a record already checked by a NewChecker: v is the
 // checker's verdict on line, the record on line n.

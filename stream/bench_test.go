@@ -42,7 +42,7 @@ func BenchmarkLines(b *testing.B) {
 func BenchmarkChecker(b *testing.B) {
 	data := benchInput(b)
 	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	c := Checker{ItemIDTwice: true}
+	c := Checker{Locate: codexLocate}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -64,7 +64,7 @@ func TestWriteCanonicalSame(t *testing.T) {
 	// The hostile shapes, one out of order at the top.
 	for _, shape := range hostileShapes {
 		rec := hostileRecord(shape, 1<<20)
-		var c Checker
+		c := Checker{Locate: codexLocate}
 		canonSame(t, arguments(t, &c, rec))
 	}
 }
@@ -87,7 +87,7 @@ func TestWriteCanonicalAllocations(t *testing.T) {
 	}
 	for _, shape := range hostileShapes {
 		rec := hostileRecord(shape, MaxBytes-1024)
-		var c Checker
+		c := Checker{Locate: codexLocate}
 		args := arguments(t, &c, rec)
 		var w countWriter
 		var before, after runtime.MemStats

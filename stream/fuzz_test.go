@@ -19,6 +19,10 @@ import (
 )
 
 // fzFixtures returns the real codex exports the fuzz corpora start from.
+
+// codexLocate is what a codex decoder has the checker locate.
+var codexLocate = stream.Locate{Child: "item", Grandchild: "result", TwiceInChild: "id"}
+
 func fzFixtures(f *testing.F) [][]byte {
 	f.Helper()
 	paths, err := filepath.Glob("../testdata/codex/*.jsonl")
@@ -210,7 +214,8 @@ func FuzzChecker(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var c stream.Checker
+		// Strict (no name may come twice), locating what a codex decoder reads.
+		c := stream.Checker{Locate: stream.Locate{Child: "item", Grandchild: "result"}}
 		code := c.Check(in)
 		switch code {
 		case 0, audit.MalformedJSON, audit.DuplicateKey, audit.NestingTooDeep:
@@ -222,12 +227,12 @@ func FuzzChecker(f *testing.F) {
 		if code == 0 && !object {
 			t.Fatalf("accepted what encoding/json does not read as one object (valid %v)", validJSON)
 		}
-		quirk := stream.Checker{ItemIDTwice: true}
+		quirk := stream.Checker{Locate: codexLocate}
 		if code == 0 && quirk.Check(in) != 0 {
-			t.Fatal("accepted by the strict checker but not with ItemIDTwice")
+			t.Fatal("accepted by the strict checker but not with TwiceInChild")
 		}
 		if qc := quirk.Check(in); qc == 0 && !object {
-			t.Fatal("ItemIDTwice accepted what is not one JSON object")
+			t.Fatal("TwiceInChild accepted what is not one JSON object")
 		}
 		if object {
 			depth := fzDepth(in)
@@ -260,10 +265,10 @@ func FuzzChecker(f *testing.F) {
 			t.Fatalf("recorded members %q, want %q", root, want)
 		}
 		item := fzMembersOf(root, "item")
-		if got := fzFields(in, c.Item); !fzSameFields(got, item) {
+		if got := fzFields(in, c.Child); !fzSameFields(got, item) {
 			t.Fatalf("recorded item members %q, want %q", got, item)
 		}
-		if got, want := fzFields(in, c.Result), fzMembersOf(item, "result"); !fzSameFields(got, want) {
+		if got, want := fzFields(in, c.Grandchild), fzMembersOf(item, "result"); !fzSameFields(got, want) {
 			t.Fatalf("recorded result members %q, want %q", got, want)
 		}
 		canon := stream.AppendCanonical(nil, in)

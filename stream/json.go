@@ -26,10 +26,9 @@ const smallObject = 16
 // keeps its scratch space between calls so that checking a stream of
 // records does not allocate per record; it is not safe for concurrent use.
 type Checker struct {
-	// ItemIDTwice, when set, lets the object under the root member "item"
-	// name "id" exactly twice: the codex web_search quirk (SPEC §4.1). The
-	// caller must still confirm that the item is a web_search.
-	ItemIDTwice bool
+	// Locate says which members, besides the record's own, are located:
+	// the caller's format knows which objects its decoder reads.
+	Locate Locate
 
 	// The members of the last checked record that a decoder reads (Span.In)
 	// without walking the record again. Valid until the next Check.
@@ -46,12 +45,22 @@ type Checker struct {
 	cause error
 }
 
+// Locate names the objects whose members a Checker locates besides the
+// record's own: the object under the record's member Child, and the object
+// under that one's member Grandchild ("" locates none). TwiceInChild names
+// a member the Child object may hold exactly twice, a quirk of the caller's
+// format that the caller must still judge (codex's web_search, SPEC §4.1);
+// any other repeated name is a duplicate_key.
+type Locate struct {
+	Child, Grandchild, TwiceInChild string
+}
+
 // Located locates, in order, the members of a record (Root), of the object
-// under its member "item" (Item), and of the object under that one's member
-// "result" (Result): an item's members and an MCP call's result, which is
-// what a codex decoder reads. A slice is empty when there is no such object.
+// under its Locate.Child member (Child) and of the object under that one's
+// Locate.Grandchild member (Grandchild). A slice is empty when there is no
+// such object.
 type Located struct {
-	Root, Item, Result []Span
+	Root, Child, Grandchild []Span
 }
 
 // at says which located object, if any, the checker is in.
@@ -60,8 +69,8 @@ type at uint8
 const (
 	atOther at = iota
 	atRoot
-	atItem
-	atResult
+	atChild
+	atGrandchild
 )
 
 // Span locates a member in a checked record: the name's text between its
@@ -106,7 +115,7 @@ func (c *Checker) Check(b []byte) audit.Code {
 
 // start resets the checker for a new input and returns its first token.
 func (c *Checker) start(b []byte) int {
-	c.Root, c.Item, c.Result = c.Root[:0], c.Item[:0], c.Result[:0]
+	c.Root, c.Child, c.Grandchild = c.Root[:0], c.Child[:0], c.Grandchild[:0]
 	c.b = b
 	c.cause = nil
 	c.arena = c.arena[:0]
@@ -275,11 +284,11 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 			}
 		}
 		if c.seen(first, level, count, name, i, escaped) {
-			if !(in == atItem && c.ItemIDTwice && string(name) == "id" && idSeen == 1) {
+			if !(in == atChild && c.twice(name) && idSeen == 1) {
 				return c.fail(audit.DuplicateKey, nil)
 			}
 		}
-		if in == atItem && string(name) == "id" {
+		if in == atChild && c.twice(name) {
 			idSeen++
 		}
 		if count < smallObject {
@@ -298,7 +307,7 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		}
 		i = skipSpace(b, i+1)
 		var code audit.Code
-		if child := locatedChild(in, name); child != atOther && i < len(b) && b[i] == '{' {
+		if child := c.locatedChild(in, name); child != atOther && i < len(b) && b[i] == '{' {
 			end, code = c.object(i, depth+1, child)
 		} else {
 			end, code = c.value(i, depth)
@@ -311,10 +320,10 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 			switch in {
 			case atRoot:
 				c.Root = append(c.Root, sp)
-			case atItem:
-				c.Item = append(c.Item, sp)
+			case atChild:
+				c.Child = append(c.Child, sp)
 			default:
-				c.Result = append(c.Result, sp)
+				c.Grandchild = append(c.Grandchild, sp)
 			}
 		}
 		i = skipSpace(b, end)
@@ -334,14 +343,20 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 
 // locatedChild is which located object an object value of the member name
 // is, in the object in.
-func locatedChild(in at, name []byte) at {
+func (c *Checker) locatedChild(in at, name []byte) at {
 	switch {
-	case in == atRoot && string(name) == "item":
-		return atItem
-	case in == atItem && string(name) == "result":
-		return atResult
+	case in == atRoot && c.Locate.Child != "" && string(name) == c.Locate.Child:
+		return atChild
+	case in == atChild && c.Locate.Grandchild != "" && string(name) == c.Locate.Grandchild:
+		return atGrandchild
 	}
 	return atOther
+}
+
+// twice reports whether name is the Child object's member that may come
+// twice.
+func (c *Checker) twice(name []byte) bool {
+	return c.Locate.TwiceInChild != "" && string(name) == c.Locate.TwiceInChild
 }
 
 // seen reports whether name, the object's count+1st, at b[quote] (its

@@ -266,7 +266,7 @@ func TestCheckerNesting(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var c Checker
-			c.ItemIDTwice = true
+			c.Locate = codexLocate
 			if got := c.Check([]byte(tc.in)); got != tc.want {
 				t.Errorf("Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(tc.want))
 			}
@@ -274,11 +274,15 @@ func TestCheckerNesting(t *testing.T) {
 	}
 }
 
-func TestCheckerItemIDTwice(t *testing.T) {
+// codexLocate is what a codex decoder has the checker locate (lifecycle's
+// Locate): an item, its MCP result, and the web_search item's second id.
+var codexLocate = Locate{Child: "item", Grandchild: "result", TwiceInChild: "id"}
+
+func TestCheckerTwiceInChild(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want audit.Code // with ItemIDTwice set
+		want audit.Code // with the twice-named id allowed
 	}{
 		{"web_search quirk", `{"type":"item.started","item":{"id":"item_1","type":"web_search","id":"ws_1","query":"","action":{"type":"other"}}}`, 0},
 		{"id twice, not adjacent", `{"type":"item.completed","item":{"id":"a","type":"x","query":"q","id":"b"}}`, 0},
@@ -296,13 +300,13 @@ func TestCheckerItemIDTwice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Checker{ItemIDTwice: true}
+			c := Checker{Locate: codexLocate}
 			if got := c.Check([]byte(tc.in)); got != tc.want {
-				t.Errorf("with ItemIDTwice: Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(tc.want))
+				t.Errorf("with TwiceInChild id: Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(tc.want))
 			}
 			var strict Checker
 			if got := strict.Check([]byte(tc.in)); got != audit.DuplicateKey {
-				t.Errorf("without ItemIDTwice: Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(audit.DuplicateKey))
+				t.Errorf("without TwiceInChild: Check(%s) = %s, want %s", shorten(tc.in), codeName(got), codeName(audit.DuplicateKey))
 			}
 		})
 	}
@@ -462,5 +466,28 @@ func TestCheckerLargeInputMap(t *testing.T) {
 		if got := c.Check([]byte(tc.in)); got != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.name, codeName(got), codeName(tc.want))
 		}
+	}
+}
+
+// TestCheckerLocateIsTheCallers checks that the checker locates exactly
+// what its Locate names, whatever the names: nothing beyond the record's
+// own members without one, and another format's names with its own.
+func TestCheckerLocateIsTheCallers(t *testing.T) {
+	rec := []byte(`{"type":"x","item":{"id":"a","result":{"k":1}},"message":{"content":[1],"meta":{"m":2}}}`)
+	var plain Checker
+	if code := plain.Check(rec); code != 0 || len(plain.Root) != 3 || len(plain.Child) != 0 || len(plain.Grandchild) != 0 {
+		t.Errorf("no Locate: code %s, located %d/%d/%d; want the 3 root members only", codeName(code), len(plain.Root), len(plain.Child), len(plain.Grandchild))
+	}
+	other := Checker{Locate: Locate{Child: "message", Grandchild: "meta"}}
+	if code := other.Check(rec); code != 0 || len(other.Child) != 2 || len(other.Grandchild) != 1 {
+		t.Errorf("Locate message/meta: code %s, located %d/%d; want 2 and 1", codeName(code), len(other.Child), len(other.Grandchild))
+	}
+	twice := []byte(`{"message":{"uuid":"a","uuid":"b"}}`)
+	if code := other.Check(twice); code != audit.DuplicateKey {
+		t.Errorf("a twice-named member not allowed by Locate: %s, want duplicate_key", codeName(code))
+	}
+	other.Locate.TwiceInChild = "uuid"
+	if code := other.Check(twice); code != 0 {
+		t.Errorf("a twice-named member allowed by Locate: %s, want accepted", codeName(code))
 	}
 }

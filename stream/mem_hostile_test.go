@@ -56,7 +56,7 @@ func arguments(t testing.TB, c *Checker, rec []byte) []byte {
 	if code := c.Check(rec); code != 0 {
 		t.Fatalf("hostile record: %s", codeName(code))
 	}
-	for _, sp := range c.Item {
+	for _, sp := range c.Child {
 		if name, value := sp.In(rec); string(name) == "arguments" {
 			return value
 		}
@@ -81,7 +81,7 @@ func TestHostileRecordAllocations(t *testing.T) {
 		t.Run(shape, func(t *testing.T) {
 			measure := func(size int) (allocs float64, bytes uint64) {
 				rec := hostileRecord(shape, size)
-				var c Checker
+				c := Checker{Locate: codexLocate}
 				args := arguments(t, &c, rec)
 				dst := make([]byte, 0, 3*len(args))
 				var before, after runtime.MemStats
@@ -122,7 +122,7 @@ func BenchmarkHostileRecord(b *testing.B) {
 	for _, shape := range hostileShapes {
 		b.Run(shape, func(b *testing.B) {
 			rec := hostileRecord(shape, MaxBytes-1024)
-			var c Checker
+			c := Checker{Locate: codexLocate}
 			args := arguments(b, &c, rec)
 			var dst []byte
 			b.SetBytes(int64(len(rec)))

@@ -65,11 +65,11 @@ const (
 // writes one per record into memory the other stages read last.
 type lineRef struct {
 	start, end int32 // the record is buf[start:end]
-	// With a checker: the record's located members are spans[root:item],
-	// spans[item:result] and spans[result:spansEnd], where root is the
+	// With a checker: the record's located members are spans[root:child],
+	// spans[child:grandchild] and spans[grandchild:spansEnd], where root is the
 	// previous line's spansEnd.
-	item, result, spansEnd int32
-	bytes                  int64 // input bytes consumed with the record
+	child, grandchild, spansEnd int32
+	bytes                       int64 // input bytes consumed with the record
 }
 
 // position is where the input stood when a batch's error was returned.
@@ -244,10 +244,10 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 				break
 			}
 			b.spans = append(b.spans, c.Root...)
-			ref.item = int32(len(b.spans))
-			b.spans = append(b.spans, c.Item...)
-			ref.result = int32(len(b.spans))
-			b.spans = append(b.spans, c.Result...)
+			ref.child = int32(len(b.spans))
+			b.spans = append(b.spans, c.Child...)
+			ref.grandchild = int32(len(b.spans))
+			b.spans = append(b.spans, c.Grandchild...)
 			ref.spansEnd = int32(len(b.spans))
 		}
 		last := b.err != nil // read before the batch is handed on
@@ -297,9 +297,9 @@ func (p *Prefetch) Next() ([]byte, error) {
 			root = b.lines[p.pos-2].spansEnd
 		}
 		p.check = Verdict{Located: Located{
-			Root:   b.spans[root:ref.item:ref.item],
-			Item:   b.spans[ref.item:ref.result:ref.result],
-			Result: b.spans[ref.result:ref.spansEnd:ref.spansEnd],
+			Root:       b.spans[root:ref.child:ref.child],
+			Child:      b.spans[ref.child:ref.grandchild:ref.grandchild],
+			Grandchild: b.spans[ref.grandchild:ref.spansEnd:ref.spansEnd],
 		}}
 	}
 	return b.buf[ref.start:ref.end], nil

@@ -132,7 +132,7 @@ func prefetchInputs(t testing.TB) map[string][]byte {
 func sameCheckedPrefetch(t *testing.T, name string, in []byte, sizes []batchSize) {
 	t.Helper()
 	for _, size := range sizes {
-		p := newPrefetch(NewLines(bytes.NewReader(in)), &Checker{ItemIDTwice: true}, size.bytes, size.lines)
+		p := newPrefetch(NewLines(bytes.NewReader(in)), &Checker{Locate: codexLocate}, size.bytes, size.lines)
 		sameChecked(t, name, in, p)
 		p.Close()
 	}
@@ -142,7 +142,7 @@ func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 	t.Helper()
 	l := NewLines(bytes.NewReader(in))
 	var c Checker
-	c.ItemIDTwice = true
+	c.Locate = codexLocate
 	for n := 1; ; n++ {
 		want, wantErr := l.Next()
 		got, gotErr := p.Next()
@@ -175,8 +175,8 @@ func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 			}
 			return
 		}
-		if !slices.Equal(v.Root, c.Root) || !slices.Equal(v.Item, c.Item) || !slices.Equal(v.Result, c.Result) {
-			t.Fatalf("%s: step %d: members %v %v %v, want %v %v %v", name, n, v.Root, v.Item, v.Result, c.Root, c.Item, c.Result)
+		if !slices.Equal(v.Root, c.Root) || !slices.Equal(v.Child, c.Child) || !slices.Equal(v.Grandchild, c.Grandchild) {
+			t.Fatalf("%s: step %d: members %v %v %v, want %v %v %v", name, n, v.Root, v.Child, v.Grandchild, c.Root, c.Child, c.Grandchild)
 		}
 	}
 }
