@@ -99,9 +99,9 @@ func (g *gen) fits(n, k int) bool {
 
 func (g *gen) stream() {
 	g.line(obj{"type": "system", "subtype": "init", "cwd": "/tmp/cairn-claude-work", "session_id": session,
-		"tools": []string{"Task", "Bash", "Read", "ToolSearch", "mcp__cairn-memory__memory_search"},
+		"tools":       []string{"Task", "Bash", "Read", "ToolSearch", "mcp__cairn-memory__memory_search"},
 		"mcp_servers": []any{obj{"name": "cairn-memory", "status": "connected", "source": "dynamic"}},
-		"model": "claude-opus-5-5", "permissionMode": "default", "claude_code_version": "2.1.332", "uuid": g.uuid()})
+		"model":       "claude-opus-5-5", "permissionMode": "default", "claude_code_version": "2.1.332", "uuid": g.uuid()})
 	msg := 0
 	for g.fits(8<<10, 8) {
 		msg++
