@@ -5,7 +5,7 @@
 # within one call of this script: its speed drifts between minutes.
 #
 #   scripts/ab.sh FILE ROUNDS BIN...
-#   e.g. git stash; CGO_ENABLED=0 go build -o /tmp/old ./cmd/cairn; git stash pop
+#   e.g. git worktree add /tmp/old HEAD; (cd /tmp/old && CGO_ENABLED=0 go build -o /tmp/old/cairn ./cmd/cairn)
 #        CGO_ENABLED=0 go build -o /tmp/new ./cmd/cairn
 #        scripts/ab.sh max.jsonl 3 /tmp/old /tmp/new
 #

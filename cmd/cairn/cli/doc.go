@@ -1,0 +1,16 @@
+// Package cli is the cairn command line: the kong grammar, the CAIRN_EVAL
+// gate, the wiring of safe input to the audit, the JSON and human reports,
+// and exit codes. It holds no audit logic.
+//
+//	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --trajectory PATH) [--json] [--capture-authorized]
+//	cairn eval batch --format FORMAT [--json] [--capture-authorized] [--jobs N] PATH...
+//
+// Main is the whole program, importable so that a testscript suite can run
+// cairn as a command without installing it:
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(testscript.RunMain(m, map[string]func() int{"cairn": cli.Main}))
+//	}
+//
+// Main and Run are stable; everything else here is the command's own.
+package cli

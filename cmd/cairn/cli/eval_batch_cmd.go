@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/protocol"
+)
+
+type evalBatchCmd struct {
+	Format            string   `name:"format" required:"" enum:"codex-jsonl,claude-jsonl,trajectory" placeholder:"FORMAT" help:"The format of every input: codex-jsonl, claude-jsonl or trajectory."`
+	JSON              bool     `name:"json" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints."`
+	CaptureAuthorized bool     `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	Jobs              int      `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time (0: one per CPU)."`
+	Paths             []string `arg:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
+}
+
+func (c *evalBatchCmd) Help() string {
+	return strings.TrimSpace(`
+Audits each PATH as eval protocol would, in one process, up to --jobs at a
+time. With --json: one report per line, in the order of the paths; line i
+is byte for byte what eval protocol --json prints for the i-th path. Paths
+are never printed: the order is the correlation. Without --json: a line per
+input (its position, status, exit code and the codes of the checks that did
+not pass) and a totals line.
+
+Off by default, like eval protocol: the audit runs only when CAIRN_EVAL is
+1, true, yes or on.
+
+Exit code: the worst over all inputs, invalid (2) over fail (1) over
+inconclusive (3) over pass (0). An input that cannot be read is that
+input's invalid report; the batch goes on.
+
+Examples:
+  CAIRN_EVAL=1 cairn eval batch --format codex-jsonl runs/*.jsonl
+  CAIRN_EVAL=1 cairn eval batch --format claude-jsonl --json --jobs 4 runs/*.jsonl > reports.jsonl
+
+Run 'cairn explain CODE' for what a report code means and what to do.`)
+}
+
+// Validate refuses standard input and a negative --jobs.
+func (c *evalBatchCmd) Validate() error {
+	for _, p := range c.Paths {
+		if p == "-" {
+			return usageRefusal(usageBatchStdin)
+		}
+	}
+	if c.Jobs < 0 {
+		return usageRefusal(usageBadJobs)
+	}
+	return nil
+}
+
+// worse orders the statuses for the batch's exit code (SPEC §10).
+var worse = map[audit.Status]int{
+	audit.StatusPass: 0, audit.StatusInconclusive: 1, audit.StatusFail: 2, audit.StatusInvalid: 3,
+}
+
+func (c *evalBatchCmd) Run(e *env) error {
+	if !gateOn(e.getenv("CAIRN_EVAL")) {
+		if c.JSON {
+			for range c.Paths {
+				writeJSON(e.stdout, audit.DisabledReport())
+			}
+		} else {
+			fmt.Fprintln(e.stdout, "cairn eval batch: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
+		}
+		fmt.Fprintln(e.stderr, disabledNotice)
+		return nil
+	}
+	jobs := c.Jobs
+	if jobs == 0 {
+		jobs = runtime.NumCPU()
+	}
+	opts := protocol.Options{Format: c.Format, CaptureAuthorized: c.CaptureAuthorized}
+	totals := map[audit.Status]int{}
+	worst := audit.StatusPass
+	err := auditInOrder(c.Paths, jobs, opts, func(i int, rep *audit.Report) {
+		if c.JSON {
+			writeJSON(e.stdout, rep)
+		} else {
+			fmt.Fprintln(e.stdout, batchLine(i+1, rep))
+		}
+		totals[rep.Status]++
+		if worse[rep.Status] > worse[worst] {
+			worst = rep.Status
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if !c.JSON {
+		fmt.Fprintf(e.stdout, "total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)\n", len(c.Paths),
+			totals[audit.StatusPass], totals[audit.StatusFail], totals[audit.StatusInconclusive], totals[audit.StatusInvalid], worst.ExitCode())
+	}
+	return statusError(worst.ExitCode())
+}
+
+// auditInOrder audits paths with up to jobs at a time and hands each report
+// to emit in the order of the paths. At most jobs audits run and at most
+// jobs reports wait for an earlier one, so memory does not grow with the
+// number of inputs.
+func auditInOrder(paths []string, jobs int, opts protocol.Options, emit func(int, *audit.Report)) error {
+	type done struct {
+		i   int
+		rep *audit.Report
+		err error
+	}
+	results := make(chan done, jobs)
+	slots := make(chan struct{}, jobs) // one per audit running or report waiting
+	next := 0
+	pending := map[int]*audit.Report{}
+	var wg sync.WaitGroup
+	var firstErr error
+	start := 0
+	for emitted := 0; emitted < len(paths); {
+		// Start audits while there is a free slot.
+		for start < len(paths) && len(slots) < cap(slots) {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				rep, err := protocol.AuditFile(paths[i], opts)
+				results <- done{i, rep, err}
+			}(start)
+			start++
+		}
+		d := <-results
+		if d.err != nil && firstErr == nil {
+			firstErr = d.err
+		}
+		pending[d.i] = d.rep
+		for {
+			rep, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			<-slots
+			if rep != nil {
+				emit(next, rep)
+			}
+			next++
+			emitted++
+		}
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// batchLine is an input's line in the human batch report: fixed texts,
+// codes and numbers only.
+func batchLine(pos int, rep *audit.Report) string {
+	var codes []string
+	if rep.Error != nil {
+		codes = append(codes, rep.Error.Code.String())
+	} else if ch := rep.Checks; ch != nil {
+		for _, c := range []audit.Check{ch.EvidenceComplete, ch.MemoryFirst, ch.RetrievalResult, ch.DirectWriteBoundary} {
+			if c.State == audit.Pass {
+				continue
+			}
+			for _, code := range c.Codes {
+				if !containsCode(codes, code.String()) {
+					codes = append(codes, code.String())
+				}
+			}
+		}
+	}
+	line := fmt.Sprintf("%-6d %-12s exit %d", pos, rep.Status, rep.ExitCode)
+	if len(codes) > 0 {
+		line += "  " + strings.Join(codes, " ")
+	}
+	return line
+}
+
+func containsCode(cs []string, c string) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}

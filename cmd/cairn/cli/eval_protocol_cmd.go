@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/protocol"
+)
+
+type evalProtocolCmd struct {
+	CodexJSONL        inputFlag `name:"codex-jsonl" placeholder:"PATH" xor:"input" help:"Audit a codex exec --json export (JSONL); - reads standard input."`
+	ClaudeJSONL       inputFlag `name:"claude-jsonl" placeholder:"PATH" xor:"input" help:"Audit a claude -p --output-format stream-json --verbose stream (JSONL); - reads standard input."`
+	Trajectory        inputFlag `name:"trajectory" placeholder:"PATH" xor:"input" help:"Audit a normalized Claude Code, OpenCode or Pi trajectory; - reads standard input."`
+	JSON              bool      `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
+	CaptureAuthorized bool      `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+}
+
+func (c *evalProtocolCmd) Help() string {
+	return strings.TrimSpace(`
+Give exactly one input: --codex-jsonl PATH, --claude-jsonl PATH or
+--trajectory PATH (- for stdin).
+
+Off by default: the audit runs only when CAIRN_EVAL is 1, true, yes or on.
+Otherwise it prints a disabled envelope and exits 0 without reading input;
+that is not a passing audit.
+
+Exit codes: 0 every check passes (or disabled), 1 a violation was observed,
+2 invalid or unsafe input or a usage error, 3 inconclusive.
+
+Limits: one UTF-8 regular file or standard input, at most 16 MiB and 50,000
+records or events; no symbolic links anywhere on the path.
+
+Examples:
+  CAIRN_EVAL=1 cairn eval protocol --codex-jsonl run.jsonl
+  codex exec --json "TASK" | CAIRN_EVAL=1 cairn eval protocol --codex-jsonl - --json
+  CAIRN_EVAL=1 cairn eval protocol --claude-jsonl claude.jsonl --json
+
+Run 'cairn explain CODE' for what a report code means and what to do.`)
+}
+
+// inputFlag is an input path flag that may be given once: kong lets a
+// repeated flag's last value win, which would audit another file than the
+// caller may think.
+type inputFlag struct {
+	path string
+	set  bool
+}
+
+func (f *inputFlag) Decode(ctx *kong.DecodeContext) error {
+	if f.set {
+		return errors.New("an input flag was given more than once")
+	}
+	if err := ctx.Scan.PopValueInto("path", &f.path); err != nil {
+		return err
+	}
+	f.set = true
+	return nil
+}
+
+// gateOn reports whether CAIRN_EVAL turns the audit on (SPEC §2.1): only
+// ASCII whitespace around the word is ignored, not a no-break space.
+func gateOn(v string) bool {
+	switch strings.ToLower(strings.Trim(v, " \t\r\n")) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// Validate runs after parsing, before the gate: exactly one input is
+// required. (Marking both flags required would make kong's usage line read
+// as if both were needed.)
+func (c *evalProtocolCmd) Validate() error {
+	if !c.CodexJSONL.set && !c.ClaudeJSONL.set && !c.Trajectory.set {
+		return errors.New("give one input: --codex-jsonl PATH, --claude-jsonl PATH or --trajectory PATH (- reads standard input)")
+	}
+	return nil
+}
+
+func (c *evalProtocolCmd) Run(e *env) error {
+	if !gateOn(e.getenv("CAIRN_EVAL")) {
+		if c.JSON {
+			writeJSON(e.stdout, audit.DisabledReport())
+		} else {
+			fmt.Fprintln(e.stdout, "cairn eval protocol: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
+		}
+		// On stderr too, so that a forgotten CAIRN_EVAL shows in a CI log.
+		fmt.Fprintln(e.stderr, disabledNotice)
+		return nil
+	}
+	format, path := audit.FormatCodex, c.CodexJSONL.path
+	switch {
+	case c.ClaudeJSONL.set:
+		format, path = audit.FormatClaude, c.ClaudeJSONL.path
+	case c.Trajectory.set:
+		format, path = audit.FormatTrajectory, c.Trajectory.path
+	}
+	if path == "-" {
+		if isTerminal(e.stdin) {
+			fmt.Fprintln(e.stderr, "cairn: usage error: standard input is a terminal; pipe an export into cairn or pass a file path")
+			return statusError(2)
+		}
+	}
+	opts := protocol.Options{Format: format, CaptureAuthorized: c.CaptureAuthorized}
+	var rep *audit.Report
+	var err error
+	if path == "-" {
+		rep, err = protocol.AuditStream(e.stdin, opts)
+	} else {
+		rep, err = protocol.AuditFile(path, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		writeJSON(e.stdout, rep)
+	} else {
+		writeHuman(e.stdout, rep, useColor(e))
+	}
+	// The stderr line says it again, unless the human report already did
+	// on the same terminal.
+	if rep.Error != nil && (c.JSON || !isTerminal(e.stdout) || !isTerminal(e.stderr)) {
+		writeInvalid(e.stderr, rep.Error)
+	}
+	return statusError(rep.ExitCode)
+}
+
+// disabledNotice is the one stderr line of a disabled run (SPEC §2.1).
+const disabledNotice = "cairn: nothing was audited: CAIRN_EVAL is not 1, true, yes or on"
+
+// useColor reports whether the human report may be coloured.
+func useColor(e *env) bool { return colorAllowed(isTerminal(e.stdout), e.getenv) }
+
+// colorAllowed is SPEC §7.3: stdout is a terminal, NO_COLOR is unset or
+// empty and TERM is not dumb.
+func colorAllowed(terminal bool, getenv func(string) string) bool {
+	return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}

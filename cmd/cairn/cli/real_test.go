@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// realVerdict is what want.json says a capture of a real CLI must give.
+type realVerdict struct {
+	Status   string `json:"status"`
+	ExitCode int    `json:"exit_code"`
+	Checks   map[string]struct {
+		State string   `json:"state"`
+		Codes []string `json:"codes"`
+	} `json:"checks"`
+}
+
+// TestRealCodexCaptures audits every stream printed by a real codex binary
+// (testdata/codex/real/VERSION, made by scripts/codex-real/run.sh) and
+// checks the verdict its want.json gives: status, exit code and every
+// check's state and codes, exactly. A capture without a verdict, or a
+// verdict without its capture, fails.
+func TestRealCodexCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/codex/real", "--codex-jsonl", []string{"0.125.0", "0.171.0"})
+}
+
+// runRealCaptures is TestRealCodexCaptures for the captures under root,
+// audited with flag; each version of need must be there.
+func runRealCaptures(t *testing.T, root, flag string, need []string) {
+	dirs, err := filepath.Glob(filepath.Join(root, "*", "want.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, w := range dirs {
+		versions = append(versions, filepath.Base(filepath.Dir(w)))
+	}
+	for _, v := range need {
+		if !slices.Contains(versions, v) {
+			t.Errorf("no captures of %s under %s", v, root)
+		}
+	}
+	for _, w := range dirs {
+		dir := filepath.Dir(w)
+		version := filepath.Base(dir)
+		b, err := os.ReadFile(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]realVerdict
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("%s: %v", w, err)
+		}
+		streams, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		for _, s := range streams {
+			if _, ok := want[filepath.Base(s)]; !ok {
+				t.Errorf("%s/%s: a capture with no verdict in want.json", version, filepath.Base(s))
+			}
+		}
+		for name, wv := range want {
+			t.Run(version+"/"+strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {
+				path := filepath.Join(dir, name)
+				if _, err := os.Stat(path); err != nil {
+					t.Fatalf("want.json names %s, which is not there", name)
+				}
+				code, stdout, stderr := runCapture([]string{"eval", "protocol", flag, mustAbs(t, path), "--json"}, map[string]string{"CAIRN_EVAL": "1"})
+				var got realVerdict
+				if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+					t.Fatalf("exit %d, stdout is not a report: %v\n%s%s", code, err, stdout, stderr)
+				}
+				if code != wv.ExitCode || got.Status != wv.Status || got.ExitCode != wv.ExitCode {
+					t.Errorf("got %s (exit %d, report %d), want %s (exit %d)\n%s", got.Status, code, got.ExitCode, wv.Status, wv.ExitCode, stdout)
+				}
+				for _, check := range []string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"} {
+					g, w := got.Checks[check], wv.Checks[check]
+					if g.State != w.State || !slices.Equal(g.Codes, w.Codes) {
+						t.Errorf("%s: got %s %v, want %s %v", check, g.State, g.Codes, w.State, w.Codes)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRealClaudeCaptures is TestRealCodexCaptures for the streams printed
+// by real claude binaries (testdata/claude/real/VERSION, made by
+// scripts/claude-real/run.sh).
+func TestRealClaudeCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/claude/real", "--claude-jsonl", []string{"2.1.290", "2.1.332"})
+}

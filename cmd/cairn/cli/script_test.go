@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain registers cairn the way a user's own testscript suite does.
+func TestMain(m *testing.M) {
+	os.Exit(testscript.RunMain(m, map[string]func() int{"cairn": Main}))
+}
+
+// TestScript runs the CLI scripts in testdata/script. CAIRN_TEST_UPDATE=1
+// rewrites their golden sections from the actual output.
+func TestScript(t *testing.T) {
+	testdata, err := filepath.Abs("../../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join(testdata, "script"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("CAIRN_TEST_UPDATE") == "1",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("TESTDATA", testdata)
+			e.Setenv("REPO", filepath.Dir(testdata))
+			return nil
+		},
+		Cmds: scriptCmds,
+	})
+}
+
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"expect-exit": expectExit,
+	"checks":      checksCmd,
+	"invalid":     invalidCmd,
+	"counts":      countsCmd,
+	"findings":    findingsCmd,
+	"gen":         genCmd,
+	"mkfifo":      mkfifoCmd,
+}
+
+// genCmd writes inputs too large or too odd to commit:
+//
+//	gen records N FILE     thread.started, turn.started, then error records: N lines
+//	gen events N FILE      a trajectory with N user_input events
+//	gen size N FILE        a valid codex export padded to exactly N bytes
+//	gen utf16le FILE       the seed control re-encoded as UTF-16LE with a BOM
+//	gen utf16nobom FILE    the same without the BOM (NUL bytes only)
+func genCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: gen records|events|size N FILE | gen utf16le|utf16nobom FILE")
+	}
+	var b []byte
+	switch args[0] {
+	case "records", "events", "size":
+		if len(args) != 3 {
+			ts.Fatalf("usage: gen %s N FILE", args[0])
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 3 {
+			ts.Fatalf("gen: bad count %q", args[1])
+		}
+		switch args[0] {
+		case "records":
+			b = genRecords(n)
+		case "events":
+			b = genEvents(n)
+		default:
+			b = genSize(n)
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[2]), b, 0o666))
+		return
+	case "utf16le", "utf16nobom":
+		src, err := os.ReadFile(filepath.Join(ts.Getenv("TESTDATA"), "controls", "protocol-codex.jsonl"))
+		ts.Check(err)
+		if args[0] == "utf16le" {
+			b = []byte{0xFF, 0xFE}
+		}
+		for _, r := range string(src) {
+			b = append(b, byte(r), byte(r>>8))
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o666))
+		return
+	}
+	ts.Fatalf("gen: unknown kind %q", args[0])
+}
+
+func genRecords(n int) []byte {
+	var b strings.Builder
+	b.WriteString("{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n")
+	for i := 2; i < n; i++ {
+		b.WriteString("{\"type\":\"error\",\"message\":\"m\"}\n")
+	}
+	return []byte(b.String())
+}
+
+func genEvents(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"schema_version":1,"session_id":"s","harness":"pi","project_root":"/p",` +
+		`"started_at":"2026-10-07T00:00:00Z","ended_at":"2026-10-07T00:01:00Z",` +
+		`"capture":{"captured_at":"2026-10-07T00:01:00Z","omitted_reasoning_blocks":0,"omitted_unknown_records":0,"truncated":false},"events":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"sequence":%d,"kind":"user_input","payload":{"text":"u"}}`, i)
+	}
+	b.WriteString("]}\n")
+	return []byte(b.String())
+}
+
+// genSize pads the first record of a passing export with spaces (JSON
+// white space) to make the file exactly n bytes.
+func genSize(n int) []byte {
+	rest := "{\"type\":\"turn.started\"}\n" +
+		`{"type":"item.started","item":{"id":"a","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"},"result":null,"error":null,"status":"in_progress"}}` + "\n" +
+		`{"type":"item.completed","item":{"id":"a","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"},"result":{"content":[],"structured_content":{"mode":"substring","count":0,"results":[]}},"error":null,"status":"completed"}}` + "\n" +
+		`{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0}}` + "\n"
+	head := `{"type":"thread.started","thread_id":"t"}`
+	pad := n - len(head) - 1 - len(rest)
+	if pad < 0 {
+		pad = 0
+	}
+	return []byte(head + strings.Repeat(" ", pad) + "\n" + rest)
+}
+
+// mkfifoCmd makes a named pipe: mkfifo FILE.
+func mkfifoCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo FILE")
+	}
+	ts.Check(mkfifo(ts.MkAbs(args[0])))
+}
+
+// readReport decodes the --json report on stdout (fzReportJSON, the same
+// strict reading the fuzz targets use).
+func readReport(ts *testscript.TestScript) fzReportJSON {
+	var r fzReportJSON
+	out := ts.ReadFile("stdout")
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		ts.Fatalf("stdout is not a JSON report: %v", err)
+	}
+	return r
+}
+
+// checksCmd asserts the overall status and the four checks of the --json
+// report on stdout, in report order:
+//
+//	checks STATUS EVIDENCE MEMORY_FIRST RETRIEVAL WRITE_BOUNDARY
+//
+// where each check is STATE or STATE:code,code (codes in report order).
+func checksCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: checks STATUS EVIDENCE MEMORY_FIRST RETRIEVAL WRITE_BOUNDARY")
+	}
+	r := readReport(ts)
+	if r.Status != args[0] {
+		ts.Fatalf("status %s, want %s", r.Status, args[0])
+	}
+	for i, name := range []string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"} {
+		if r.Checks == nil {
+			ts.Fatalf("report has no checks (status %s)", r.Status)
+		}
+		c, ok := (*r.Checks)[name]
+		if !ok {
+			ts.Fatalf("report has no check %s", name)
+		}
+		got := c.State
+		if len(c.Codes) > 0 {
+			got += ":" + strings.Join(c.Codes, ",")
+		}
+		if got != args[i+1] {
+			ts.Fatalf("%s is %s, want %s", name, got, args[i+1])
+		}
+	}
+}
+
+// invalidCmd asserts an invalid report: its code and record (- for null),
+// and when given its where (- for null).
+//
+//	invalid CODE RECORD [WHERE]
+func invalidCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 && len(args) != 3 {
+		ts.Fatalf("usage: invalid CODE RECORD [WHERE]")
+	}
+	r := readReport(ts)
+	if r.Status != "invalid" || r.Error == nil || r.Checks != nil {
+		ts.Fatalf("status %s, want invalid with an error and null checks", r.Status)
+	}
+	rec := "-"
+	if r.Error.Record != nil {
+		rec = strconv.Itoa(*r.Error.Record)
+	}
+	if r.Error.Code != args[0] || rec != args[1] {
+		ts.Fatalf("error %s at %s, want %s at %s", r.Error.Code, rec, args[0], args[1])
+	}
+	if len(args) == 3 {
+		where := "-"
+		if r.Error.Where != nil {
+			where = *r.Error.Where
+		}
+		if where != args[2] {
+			ts.Fatalf("error %s where %s, want %s", r.Error.Code, where, args[2])
+		}
+	}
+}
+
+// findingsCmd asserts the findings of the report, all of them in order,
+// each as RECORD:code@WHERE (- for a null record or where); none: findings -
+//
+//	findings 4:tool_before_project_search@command_execution -:turn_incomplete@-
+func findingsCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: findings RECORD:code@WHERE ... | findings -")
+	}
+	r := readReport(ts)
+	got := []string{}
+	for _, f := range r.Findings {
+		rec, where := "-", "-"
+		if f.Record != nil {
+			rec = strconv.Itoa(*f.Record)
+		}
+		if f.Where != nil {
+			where = *f.Where
+		}
+		got = append(got, rec+":"+f.Code+"@"+where)
+	}
+	want := args
+	if len(args) == 1 && args[0] == "-" {
+		want = []string{}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		ts.Fatalf("findings %q, want %q", got, want)
+	}
+}
+
+// countsCmd asserts some counts of the report: counts name=N ...
+func countsCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: counts NAME=N ...")
+	}
+	r := readReport(ts)
+	for _, a := range args {
+		name, n, ok := strings.Cut(a, "=")
+		want, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			ts.Fatalf("usage: counts NAME=N ...")
+		}
+		got, ok := r.Counts[name]
+		if !ok {
+			ts.Fatalf("report has no count %s", name)
+		}
+		if got != want {
+			ts.Fatalf("count %s is %d, want %d", name, got, want)
+		}
+	}
+}
+
+// expectExit runs a command and asserts its exact exit status:
+//
+//	expect-exit N exec cairn …
+//
+// testscript's ! only means "non-zero", which cannot tell a violation (1)
+// from invalid input (2) or an inconclusive audit (3).
+func expectExit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("expect-exit does not take !; give the exit status")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: expect-exit N exec command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("expect-exit: %q is not an exit status", args[0])
+	}
+	args = args[1:]
+	if args[0] == "exec" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: expect-exit N exec command [args...]")
+	}
+	got := 0
+	if err := ts.Exec(args[0], args[1:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("expect-exit: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}

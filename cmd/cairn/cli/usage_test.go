@@ -1,0 +1,495 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// TestUsageText pins the two fixed lines of each kind of usage error: the
+// message, chosen by the kind of error, and the help of the command being
+// typed.
+func TestUsageText(t *testing.T) {
+	const (
+		root       = "Run 'cairn --help' for usage."
+		eval       = "Run 'cairn eval --help' for usage."
+		protocol   = "Run 'cairn eval protocol --help' for usage."
+		explain    = "Run 'cairn explain --help' for usage."
+		version    = "Run 'cairn version --help' for usage."
+		completion = "Run 'cairn completion --help' for usage."
+	)
+	p := func(args ...string) []string { return append([]string{"eval", "protocol"}, args...) }
+	tests := []struct {
+		name string
+		args []string
+		msg  string
+		help string
+	}{
+		{"eval alone", []string{"eval"}, "missing command; give one of protocol, batch", eval},
+		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, explain, version, completion, help", root},
+		{"command typo", []string{"explian", "x"}, "unknown command; did you mean explain?", root},
+		{"command case", []string{"VERSION"}, "unknown command; did you mean version?", root},
+		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch", eval},
+		{"subcommand typo", []string{"eval", "protocl", "--json"}, "unknown command; did you mean protocol?", eval},
+		{"unknown flag", p("--codex-jsonl", "-", "--Secret"), "unknown flag", protocol},
+		{"unknown flag with value", p("--output=/Home/Alice/Secret.json", "--codex-jsonl", "-"), "unknown flag", protocol},
+		{"flag typo", p("--codex-jsonl", "-", "--jsno"), "unknown flag; did you mean --json?", protocol},
+		{"flag case", p("--codex-jsonl", "-", "--JSON"), "unknown flag; did you mean --json?", protocol},
+		{"flag prefix", p("--traj", "-"), "unknown flag; did you mean --trajectory?", protocol},
+		{"single dash long flag", p("--codex-jsonl", "-", "-json"), "unknown flag; did you mean --json?", protocol},
+		{"short cluster", p("--codex-jsonl", "-", "-QSecret"), "unknown flag", protocol},
+		{"help then unknown short", []string{"-hQ"}, "unknown flag", root},
+		{"flag of another command", []string{"--json"}, "unknown flag", root},
+		{"bool flag value", p("--json=/Home/Alice/Secret.jsonl", "--codex-jsonl", "-"), "flag --json takes no value", protocol},
+		{"bool flag value upper", p("--codex-jsonl", "-", "--capture-authorized=SECRET"), "flag --capture-authorized takes no value", protocol},
+		{"version flag value", []string{"--version=Secret"}, "flag --version takes no value", root},
+		{"missing value at end", p("--json", "--codex-jsonl"), "flag --codex-jsonl needs a value", protocol},
+		{"missing value before flag", p("--trajectory", "--json"), "flag --trajectory needs a value", protocol},
+		{"repeated input", p("--codex-jsonl", "a.jsonl", "--codex-jsonl", "b.jsonl"), "flag --codex-jsonl was given more than once; give one input", protocol},
+		{"repeated input attached", p("--trajectory=a", "--trajectory=b"), "flag --trajectory was given more than once; give one input", protocol},
+		{"two inputs", p("--codex-jsonl", "a.jsonl", "--trajectory", "b.json"), "give only one input: --codex-jsonl, --claude-jsonl or --trajectory", protocol},
+		{"no input", p("--json"), "give one input: --codex-jsonl PATH, --claude-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
+		{"no input at all", p(), "give one input: --codex-jsonl PATH, --claude-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
+		{"stray word", p("--codex-jsonl", "-", "/home/alice/second.jsonl"), "unexpected argument", protocol},
+		{"word after --", p("--codex-jsonl", "-", "--", "Secret"), "unexpected argument", protocol},
+		{"missing code", []string{"explain"}, "give a code, or --list", explain},
+		{"two codes", []string{"explain", "project_search_absent", "Secret"}, "unexpected argument", explain},
+		{"version argument", []string{"version", "Secret"}, "unexpected argument", version},
+		{"missing shell", []string{"completion"}, "missing <shell>; give one of bash, zsh, fish", completion},
+		{"unknown shell", []string{"completion", "Secret"}, "<shell> must be one of bash, zsh, fish", completion},
+		{"shell case", []string{"completion", "FISH"}, "<shell> must be one of bash, zsh, fish; did you mean fish?", completion},
+		{"shell after --", []string{"completion", "--", "tcsh"}, "<shell> must be one of bash, zsh, fish", completion},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, gate := range []string{"1", ""} {
+				code, stdout, stderr := privRunEnv(tc.args, nil, gate)
+				want := "cairn: usage error: " + tc.msg + "\n" + tc.help + "\n"
+				if code != 2 || len(stdout) != 0 || string(stderr) != want {
+					t.Errorf("cairn %q (CAIRN_EVAL=%q): got exit %d, stdout %q, stderr %q; want exit 2, no stdout, stderr %q",
+						tc.args, gate, code, stdout, stderr, want)
+				}
+			}
+		})
+	}
+}
+
+// usageCase is an argument vector built around a canary c, and the exit
+// status it must give.
+type usageCase struct {
+	name  string
+	args  func(c string) []string
+	gate  string
+	exit  int
+	usage bool // a usage error: two fixed lines on stderr, nothing on stdout
+}
+
+func usageCases() []usageCase {
+	a := func(args ...string) func(string) []string {
+		return func(c string) []string {
+			out := make([]string, len(args))
+			for i, s := range args {
+				out[i] = strings.ReplaceAll(s, "C", c)
+			}
+			return out
+		}
+	}
+	u := func(name string, args func(string) []string) usageCase {
+		return usageCase{name: name, args: args, gate: "1", exit: 2, usage: true}
+	}
+	return []usageCase{
+		u("root word", a("C")),
+		u("root word then help", a("C", "--help")),
+		u("root long flag", a("--C")),
+		u("root long flag value", a("--C=C")),
+		u("root short", a("-C")),
+		u("root help cluster", a("-hC")),
+		u("root unknown cluster", a("-QC")),
+		u("root version value", a("--version=C")),
+		u("root help value", a("--help=C")),
+		u("root after --", a("--", "C")),
+		u("root flag then word", a("--json", "C")),
+		u("eval word", a("eval", "C")),
+		u("eval word then command", a("eval", "C", "protocol")),
+		u("eval long flag", a("eval", "--C")),
+		u("eval cluster", a("eval", "-QC")),
+		u("eval after --", a("eval", "--", "C")),
+		u("protocol word", a("eval", "protocol", "--codex-jsonl", "-", "C")),
+		u("protocol word first", a("eval", "protocol", "C", "--codex-jsonl", "-")),
+		u("protocol long flag", a("eval", "protocol", "--codex-jsonl", "-", "--C")),
+		u("protocol long flag value", a("eval", "protocol", "--codex-jsonl", "-", "--C=C")),
+		u("protocol cluster", a("eval", "protocol", "--codex-jsonl", "-", "-QC")),
+		u("protocol short", a("eval", "protocol", "--codex-jsonl", "-", "-C")),
+		u("protocol json value", a("eval", "protocol", "--codex-jsonl", "-", "--json=C")),
+		u("protocol capture value", a("eval", "protocol", "--capture-authorized=C", "--trajectory", "-")),
+		u("protocol help value", a("eval", "protocol", "--help=C")),
+		u("protocol two inputs", a("eval", "protocol", "--codex-jsonl", "C", "--trajectory", "C")),
+		u("protocol two inputs attached", a("eval", "protocol", "--codex-jsonl=C", "--trajectory=C", "--json")),
+		u("protocol repeated input", a("eval", "protocol", "--codex-jsonl", "C", "--codex-jsonl", "C")),
+		u("protocol repeated attached", a("eval", "protocol", "--trajectory=C", "--trajectory=C")),
+		u("protocol value is a flag", a("eval", "protocol", "--codex-jsonl", "--C")),
+		u("protocol value is a cluster", a("eval", "protocol", "--trajectory", "-C")),
+		u("protocol after --", a("eval", "protocol", "--codex-jsonl", "-", "--", "C")),
+		u("protocol word then help", a("eval", "protocol", "--codex-jsonl", "-", "C", "--help")),
+		u("protocol no input", a("eval", "protocol", "--json")),
+		u("explain long flag", a("explain", "--C")),
+		u("explain cluster", a("explain", "-QC")),
+		u("explain two words", a("explain", "project_search_absent", "C")),
+		u("explain help value", a("explain", "--help=C")),
+		u("version word", a("version", "C")),
+		u("version long flag", a("version", "--C=C")),
+		u("version after --", a("version", "--", "C")),
+		u("completion word", a("completion", "C")),
+		u("completion second word", a("completion", "bash", "C")),
+		u("completion long flag", a("completion", "--C")),
+		u("completion cluster", a("completion", "-QC")),
+		u("completion after --", a("completion", "--", "C")),
+		{name: "explain unknown code", args: a("explain", "C"), exit: 2},
+		{name: "explain unknown code after --", args: a("explain", "--", "C"), exit: 2},
+		{name: "explain code then help", args: a("explain", "C", "--help"), exit: 0},
+		{name: "protocol path then help", args: a("eval", "protocol", "--codex-jsonl", "C", "--help"), exit: 0},
+		{name: "gate off path", args: a("eval", "protocol", "--codex-jsonl", "C"), gate: "", exit: 0},
+		{name: "gate off path json", args: a("eval", "protocol", "--json", "--trajectory=C"), gate: "0", exit: 0},
+		{name: "gate on missing path", args: a("eval", "protocol", "--codex-jsonl", "C"), gate: "1", exit: 2},
+		{name: "gate on missing path json", args: a("eval", "protocol", "--json", "--trajectory=C/C.json"), gate: "1", exit: 2},
+		{name: "gate on missing codex json", args: a("eval", "protocol", "--codex-jsonl=C", "--json", "--capture-authorized"), gate: "1", exit: 2},
+	}
+}
+
+// TestUsageNoArgumentLeak runs every case with many generated canaries —
+// mixed case, control characters, DEL, invalid UTF-8, letters that change
+// when lower-cased — and checks that neither stdout nor stderr holds the
+// canary or any 4-character piece of it, ignoring case, read as it is and
+// with Go and JSON escapes undone. A usage error's stderr must also be the
+// same for every canary: it is fixed text.
+func TestUsageNoArgumentLeak(t *testing.T) {
+	n := 100
+	if testing.Short() {
+		n = 20
+	}
+	cases := usageCases()
+	corpus := usageCorpus(cases)
+	g := &canaryGen{r: rand.New(rand.NewPCG(20261201, 2)), corpus: corpus}
+	fixed := map[string]string{}
+	for i := range n {
+		c := g.next(i)
+		for _, tc := range cases {
+			args := tc.args(c)
+			code, stdout, stderr := privRunEnv(args, nil, tc.gate)
+			if code != tc.exit {
+				t.Errorf("%s, canary %q: got exit %d, want %d (stderr %q)", tc.name, c, code, tc.exit, stderr)
+			}
+			if piece, where := canaryLeak(c, stdout, stderr); piece != "" {
+				t.Fatalf("%s: cairn %q: %s holds %q of canary %q\nstdout %q\nstderr %q", tc.name, args, where, piece, c, stdout, stderr)
+			}
+			if !tc.usage {
+				continue
+			}
+			if len(stdout) != 0 || !usageShaped(stderr) {
+				t.Errorf("%s, canary %q: got stdout %q, stderr %q; want no stdout and the two usage lines", tc.name, c, stdout, stderr)
+			}
+			if prev, ok := fixed[tc.name]; !ok {
+				fixed[tc.name] = string(stderr)
+			} else if prev != string(stderr) {
+				t.Errorf("%s: stderr depends on the argument: got %q for canary %q, %q before", tc.name, stderr, c, prev)
+			}
+		}
+	}
+}
+
+// usageShaped reports whether stderr is exactly the two usage lines.
+func usageShaped(stderr []byte) bool {
+	lines := strings.Split(string(stderr), "\n")
+	return len(lines) == 3 && lines[2] == "" &&
+		strings.HasPrefix(lines[0], "cairn: usage error: ") &&
+		strings.HasPrefix(lines[1], "Run 'cairn") && strings.HasSuffix(lines[1], " --help' for usage.")
+}
+
+// usageCorpus is text cairn prints whatever the argument: the output of
+// every case with a one-letter argument, every help, explanation and
+// completion script. A canary that shares a piece with it could not be
+// told from fixed text, so canaryGen never draws one.
+func usageCorpus(cases []usageCase) string {
+	var b strings.Builder
+	add := func(gate string, args ...string) {
+		_, stdout, stderr := privRunEnv(args, nil, gate)
+		for _, out := range [][]byte{stdout, stderr} {
+			for _, v := range outputViews(out) {
+				b.WriteString(v)
+				b.WriteByte(0)
+			}
+		}
+	}
+	for _, tc := range cases {
+		add(tc.gate, tc.args("x")...)
+	}
+	for _, help := range [][]string{{}, {"eval"}, {"eval", "protocol"}, {"explain"}, {"version"}, {"completion"}} {
+		add("", append(help, "--help")...)
+	}
+	for _, code := range audit.Codes() {
+		add("", "explain", code.String())
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		add("", "completion", shell)
+	}
+	add("", "version")
+	add("", "--version")
+	add("", "eval", "protocol", "--codex-jsonl", "-")
+	add("", "eval", "protocol", "--codex-jsonl", "-", "--json")
+	return b.String()
+}
+
+// canaryGen draws canaries: a random mixed-case body with, by turns,
+// control characters, DEL, invalid UTF-8, non-ASCII letters, or quotes,
+// spaces, backslashes and =.
+type canaryGen struct {
+	r      *rand.Rand
+	corpus string
+}
+
+var canaryExtras = [][]string{
+	nil,
+	{"\x01", "\x07", "\x1b", "\t", "\n", "\r", "\x1f"},
+	{"\x7f"},
+	{"\xff", "\xc3", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80"},
+	{"É", "ß", "İ", "Σ", "ǅ", "\u00a0", "\u202e", "\ufeff"},
+	{" ", "\"", "'", "\\", "=", "%", "$", "`", ","},
+}
+
+func (g *canaryGen) next(i int) string {
+	const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	for {
+		var b strings.Builder
+		// Start with a letter: a leading - or -- is what the cases add.
+		b.WriteByte(letters[g.r.IntN(52)])
+		n := 8 + g.r.IntN(9)
+		kind := i % (len(canaryExtras) + 1)
+		for b.Len() < n {
+			var extras []string
+			switch {
+			case kind < len(canaryExtras):
+				extras = canaryExtras[kind]
+			default: // all of them
+				extras = canaryExtras[1+g.r.IntN(len(canaryExtras)-1)]
+			}
+			if len(extras) > 0 && g.r.IntN(3) == 0 {
+				b.WriteString(extras[g.r.IntN(len(extras))])
+			} else {
+				b.WriteByte(letters[g.r.IntN(len(letters))])
+			}
+		}
+		c := b.String()
+		if piece, _ := canaryIn(c, g.corpus); piece == "" {
+			return c
+		}
+	}
+}
+
+// canaryLeak returns the piece of canary c found in stdout or stderr, and
+// where, or "".
+func canaryLeak(c string, stdout, stderr []byte) (piece, where string) {
+	for _, out := range []struct {
+		name string
+		b    []byte
+	}{{"stdout", stdout}, {"stderr", stderr}} {
+		for _, v := range outputViews(out.b) {
+			if p, _ := canaryIn(c, v); p != "" {
+				return p, out.name
+			}
+		}
+	}
+	return "", ""
+}
+
+// canaryIn returns the first piece of c — c itself when shorter than 4
+// bytes, else a 4-byte window — that text holds, ignoring case.
+func canaryIn(c, text string) (string, bool) {
+	fc := foldCase(c)
+	if len(fc) < 4 {
+		if strings.Contains(text, fc) {
+			return fc, true
+		}
+		return "", false
+	}
+	for i := 0; i+4 <= len(fc); i++ {
+		if w := fc[i : i+4]; strings.Contains(text, w) {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// outputViews are the ways to read out for a canary: as it is, and with Go
+// and JSON escapes undone, both case-folded.
+func outputViews(out []byte) []string {
+	return []string{foldCase(string(out)), foldCase(unescape(string(out)))}
+}
+
+// foldCase lower-cases every valid rune and keeps invalid bytes as they
+// are (strings.ToLower would turn them into U+FFFD).
+func foldCase(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteByte(s[i])
+		} else {
+			b.WriteRune(unicode.ToLower(r))
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// unescape undoes the escapes of Go's %q and strconv.Quote and of JSON
+// strings: \n and friends, \xHH, \ooo, \uHHHH (with UTF-16 surrogate
+// pairs), \UHHHHHHHH. Anything else is kept.
+func unescape(s string) string {
+	var b strings.Builder
+	simple := map[byte]byte{'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', '\\': '\\', '"': '"', '\'': '\'', '/': '/'}
+	hex := func(s string) (uint64, bool) {
+		v, err := strconv.ParseUint(s, 16, 32)
+		return v, err == nil
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		e := s[i+1]
+		switch {
+		case simple[e] != 0:
+			b.WriteByte(simple[e])
+			i++
+			continue
+		case e == 'x' && i+4 <= len(s):
+			if v, ok := hex(s[i+2 : i+4]); ok {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		case e >= '0' && e <= '7' && i+4 <= len(s):
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		case e == 'u' && i+6 <= len(s):
+			if v, ok := hex(s[i+2 : i+6]); ok {
+				r := rune(v)
+				i += 5
+				if utf16.IsSurrogate(r) && i+7 <= len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					if v2, ok := hex(s[i+3 : i+7]); ok {
+						if pair := utf16.DecodeRune(r, rune(v2)); pair != utf8.RuneError {
+							r = pair
+							i += 6
+						}
+					}
+				}
+				b.WriteRune(r)
+				continue
+			}
+		case e == 'U' && i+10 <= len(s):
+			if v, ok := hex(s[i+2 : i+10]); ok {
+				b.WriteRune(rune(v))
+				i += 9
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// TestUnescape checks the test's own reader of escapes on what kong's %q
+// and encoding/json make of a canary.
+func TestUnescape(t *testing.T) {
+	for _, s := range []string{"a\x01b\x7f\xffc", "É\u202e\t\"\\", "😀x", "\xed\xa0\x80"} {
+		for _, quoted := range []string{strconv.Quote(s), fmt.Sprintf("%q", s), strconv.QuoteToASCII(s)} {
+			if got := unescape(quoted); got != `"`+s+`"` {
+				t.Errorf("unescape(%s) = %q, want %q", quoted, got, `"`+s+`"`)
+			}
+		}
+	}
+	if got := unescape(`\ud83d\ude00 \u00e9 \x41\101`); got != "😀 é AA" {
+		t.Errorf("unescape of JSON and octal escapes = %q, want %q", got, "😀 é AA")
+	}
+}
+
+// TestUsageCanaryDetector checks that the leak check catches the ways a
+// canary comes back: as it is, lower-cased, quoted, or cut short.
+func TestUsageCanaryDetector(t *testing.T) {
+	c := "AbC\x01dÉf\xffGhij"
+	for _, out := range []string{
+		c, strings.ToLower(c), strconv.Quote(c), fmt.Sprintf("unknown flag -%q", c[:5]),
+		strconv.QuoteToASCII(c), "x" + c[len(c)-4:],
+	} {
+		if piece, _ := canaryLeak(c, nil, []byte(out)); piece == "" {
+			t.Errorf("canaryLeak(%q) missed the canary %q", out, c)
+		}
+	}
+	if piece, _ := canaryLeak(c, []byte("cairn: usage error: unknown flag\n"), nil); piece != "" {
+		t.Errorf("canaryLeak found %q of %q in fixed text", piece, c)
+	}
+}
+
+// FuzzUsage runs cairn on argument vectors (the input split at NUL
+// bytes): it never panics, exits 0 to 3, and a usage error is always the
+// two fixed lines, in printable ASCII, with nothing on stdout.
+func FuzzUsage(f *testing.F) {
+	for _, tc := range usageCases() {
+		f.Add(strings.Join(tc.args("Ab\x01\xffz"), "\x00"))
+	}
+	for _, s := range []string{"", "eval\x00protocol\x00-h\xff", "-\xc3", "eval\x00protocol\x00--json=É", "completion\x00--\x00--", "--=\x00-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		args := strings.Split(in, "\x00")
+		if in == "" {
+			args = nil
+		}
+		if len(args) > 16 {
+			t.Skip()
+		}
+		code, stdout, stderr := privRunEnv(args, nil, "")
+		if code < 0 || code > 3 {
+			t.Fatalf("cairn %q: exit %d", args, code)
+		}
+		if !strings.HasPrefix(string(stderr), "cairn: usage error: ") {
+			return
+		}
+		if code != 2 || len(stdout) != 0 || !usageShaped(stderr) {
+			t.Fatalf("cairn %q: got exit %d, stdout %q, stderr %q; want exit 2 and the two usage lines", args, code, stdout, stderr)
+		}
+		for _, c := range stderr {
+			if c != '\n' && (c < ' ' || c > '~') {
+				t.Fatalf("cairn %q: stderr %q is not printable ASCII", args, stderr)
+			}
+		}
+	})
+}
+
+// TestUsageGeneric checks the fallback: an error kong did not classify for
+// us gets the one generic line and the top-level help.
+func TestUsageGeneric(t *testing.T) {
+	var c cli
+	parser, err := kong.New(&c, kong.Name("cairn"), kong.Vars{"version": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeUsage(&b, classifyUsage(errors.New("Secret"), []string{"Secret"}, parser.Model.Node))
+	if want := "cairn: usage error: " + usageGenericText + "\nRun 'cairn --help' for usage.\n"; b.String() != want {
+		t.Errorf("usage for an unclassified error: got %q, want %q", b.String(), want)
+	}
+}

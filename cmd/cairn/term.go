@@ -1,5 +1,0 @@
-package main
-
-import "golang.org/x/term"
-
-func termIsTerminal(fd int) bool { return term.IsTerminal(fd) }
