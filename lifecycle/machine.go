@@ -200,7 +200,7 @@ type open struct {
 // Machine runs both FSMs over a codex exec stream. It keeps, per item in
 // flight, the identity digest; per finished item, only its id digest.
 type Machine struct {
-	Turn  Turn
+	turn  Turn
 	open  map[Key]open
 	done  doneSet
 	items int
@@ -215,20 +215,20 @@ func NewMachine() *Machine {
 // step. A rejected record (non-zero code) leaves the machine unchanged.
 func (m *Machine) Apply(rec *Record) (Step, audit.Code) {
 	ev, isItem := turnEventOf(rec)
-	turn := m.Turn
+	turn := m.turn
 	if code := turn.Step(ev); code != 0 {
 		return Step{}, code
 	}
 	if !isItem {
-		m.Turn = turn
+		m.turn = turn
 		if rec.Type == TurnFailed {
-			m.Turn.Failed = true
+			m.turn.Failed = true
 		}
 		return Step{}, 0
 	}
 	it := &rec.Item
 	if rec.Type == ItemStarted && !it.Type.HasStart() && it.Type != UnknownItem {
-		m.Turn = turn
+		m.turn = turn
 		return Step{Outside: true}, 0
 	}
 	var ie ItemEvent
@@ -255,7 +255,7 @@ func (m *Machine) Apply(rec *Record) (Step, audit.Code) {
 	if s.check && o.identity != it.Identity {
 		return Step{}, audit.ItemMismatch
 	}
-	m.Turn = turn
+	m.turn = turn
 	step := Step{Event: ie, From: from, Seq: o.seq}
 	if from == Absent {
 		step.Seq = m.items
@@ -292,15 +292,15 @@ func turnEventOf(rec *Record) (TurnEvent, bool) {
 
 // Ended reports whether the terminal turn record was seen: any record after
 // it is event_after_terminal_turn, whatever else is wrong with it.
-func (m *Machine) Ended() bool { return m.Turn.State == TurnDone }
+func (m *Machine) Ended() bool { return m.turn.State == TurnDone }
 
 // End reports what the end of input means for the turn: TurnIncomplete,
 // TurnFailed or 0.
 func (m *Machine) End() audit.Code {
 	switch {
-	case m.Turn.State != TurnDone:
+	case m.turn.State != TurnDone:
 		return audit.TurnIncomplete
-	case m.Turn.Failed:
+	case m.turn.Failed:
 		return audit.TurnFailed
 	}
 	return 0

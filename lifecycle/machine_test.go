@@ -127,7 +127,7 @@ func snap(m *Machine) snapshot {
 	done := m.done
 	done.bits = slices.Clone(done.bits)
 	done.other.slots = slices.Clone(done.other.slots)
-	return snapshot{m.Turn, maps.Clone(m.open), done, m.items}
+	return snapshot{m.turn, maps.Clone(m.open), done, m.items}
 }
 
 // feed applies the records in order and fails the test if one is rejected.
@@ -194,8 +194,8 @@ func TestMachineTurnTable(t *testing.T) {
 					if code != want.code {
 						t.Fatalf("in %s, Apply(%s) = %s, want %s", s, line, codeOrOK(code), want)
 					}
-					if code == 0 && m.Turn.State != want.next {
-						t.Errorf("in %s, Apply(%s) moved to %s, want %s", s, line, m.Turn.State, want)
+					if code == 0 && m.turn.State != want.next {
+						t.Errorf("in %s, Apply(%s) moved to %s, want %s", s, line, m.turn.State, want)
 					}
 				})
 			}
@@ -353,8 +353,8 @@ func TestMachineItemTable(t *testing.T) {
 					if wantStep := (Step{Event: e, From: r.state, Seq: 1}); step != wantStep {
 						t.Errorf("%s in %s returned step %+v, want %+v", e, r.state, step, wantStep)
 					}
-					if m.Turn.State != TurnOpen {
-						t.Errorf("%s in %s left the turn in %s, want %s", e, r.state, m.Turn.State, TurnOpen)
+					if m.turn.State != TurnOpen {
+						t.Errorf("%s in %s left the turn in %s, want %s", e, r.state, m.turn.State, TurnOpen)
 					}
 				})
 			}

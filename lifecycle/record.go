@@ -112,7 +112,7 @@ type Decoder struct {
 	text        []byte // a small call's canonical arguments
 	members     []member
 	itemMembers []member
-	checker     stream.Checker // for Decode
+	checker     stream.Checker // for decode
 	// recent maps the digest of an MCP call's raw identity (arguments as
 	// written) to its identity, for the calls seen last: a call's later
 	// records nearly always repeat its arguments byte for byte, and then
@@ -277,10 +277,10 @@ func typeOK(v []byte, want fieldType) bool {
 	return false
 }
 
-// Decode reads a record that a stream.Checker with Locate accepted.
+// decode reads a record that a stream.Checker with Locate accepted (for tests).
 // Its error codes are SchemaViolation and DuplicateKey (a twice-named id
 // outside web_search).
-func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
+func (d *Decoder) decode(line []byte, rec *Record) audit.Code {
 	d.checker.Locate = Locate
 	if d.checker.Check(line) != 0 {
 		return audit.SchemaViolation // not a checked record
@@ -288,7 +288,7 @@ func (d *Decoder) Decode(line []byte, rec *Record) audit.Code {
 	return d.DecodeChecked(line, d.checker.Located, rec)
 }
 
-// DecodeChecked is Decode for the record line that a stream.Checker has
+// DecodeChecked is decode for the record line that a stream.Checker has
 // accepted, reading the members it located instead of walking the record
 // again.
 func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) audit.Code {

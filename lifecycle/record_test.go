@@ -23,7 +23,7 @@ func decodeLine(t *testing.T, line string) (*Record, audit.Code) {
 	}
 	var d Decoder
 	rec := new(Record)
-	return rec, d.Decode([]byte(line), rec)
+	return rec, d.decode([]byte(line), rec)
 }
 
 // sub replaces the first old in s by new; old must occur.
@@ -389,7 +389,7 @@ func TestDecoderReuse(t *testing.T) {
 	var d Decoder
 	var rec Record
 	for i, s := range seq {
-		code := d.Decode([]byte(s.line), &rec)
+		code := d.decode([]byte(s.line), &rec)
 		if code != s.code || code == 0 && rec.UnknownField() != s.unknown {
 			t.Errorf("record %d: Decode(%s) = %s, UnknownField %v; want %s, %v", i+1, s.line, codeOrOK(code), rec.UnknownField(), codeOrOK(s.code), s.unknown)
 		}
@@ -422,12 +422,12 @@ func TestDecoderRecentIdentities(t *testing.T) {
 		for id := range 2 * recentCalls {
 			for _, a := range args {
 				line := wrap("item.started", sub(sub(mcpStart, `"item_4"`, fmt.Sprintf(`"item_%d"`, id)), `{"scope":"project","query":"q"}`, a))
-				if code := long.Decode([]byte(line), &rec); code != 0 {
+				if code := long.decode([]byte(line), &rec); code != 0 {
 					t.Fatalf("Decode(%s) = %s", line, code)
 				}
 				got := rec.Item.Identity
 				var fresh Decoder
-				if code := fresh.Decode([]byte(line), &rec); code != 0 {
+				if code := fresh.decode([]byte(line), &rec); code != 0 {
 					t.Fatalf("Decode(%s) = %s", line, code)
 				}
 				if got != rec.Item.Identity {
@@ -547,7 +547,7 @@ func TestCallIdentityFixtures(t *testing.T) {
 			}
 			var d Decoder
 			var rec Record
-			if code := d.Decode([]byte(line), &rec); code != 0 || rec.Item.Type != McpToolCall {
+			if code := d.decode([]byte(line), &rec); code != 0 || rec.Item.Type != McpToolCall {
 				continue
 			}
 			calls++

@@ -30,9 +30,10 @@ func NewCodex(e *audit.Engine) *Codex {
 	}
 }
 
-// Record takes the record on 1-based line n. An invalid record returns an
+// record takes the record on 1-based line n, checking it first (for tests;
+// the front end reads checked records). An invalid record returns an
 // *audit.InputError; nothing after it may be fed.
-func (c *Codex) Record(line []byte, n int) error {
+func (c *Codex) record(line []byte, n int) error {
 	code := c.checker.Check(line)
 	return c.Checked(line, n, stream.Verdict{Code: code, Cause: c.checker.Cause(), Located: c.checker.Located})
 }

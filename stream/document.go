@@ -11,9 +11,9 @@ import (
 	"github.com/cairn-audit/cairn/audit"
 )
 
-// CheckValue is Check for one JSON value of any type, nested inside base
+// checkValue is Check for one JSON value of any type, nested inside base
 // containers: the value's own arrays and objects count from base+1.
-func (c *Checker) CheckValue(b []byte, base int) audit.Code {
+func (c *Checker) checkValue(b []byte, base int) audit.Code {
 	end, code := c.value(c.start(b), base)
 	return c.end(end, code)
 }
@@ -414,7 +414,7 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 			break
 		}
 	}
-	if code := d.checker.CheckValue(d.buf, base); code != 0 {
+	if code := d.checker.checkValue(d.buf, base); code != 0 {
 		return nil, code
 	}
 	return d.buf, 0

@@ -61,7 +61,7 @@ func FuzzDocument(f *testing.F) {
 				if p.Kind == Event {
 					base = 2
 				}
-				if code := c.CheckValue(p.Value, base); code != 0 {
+				if code := c.checkValue(p.Value, base); code != 0 {
 					t.Fatalf("part value rejected by the checker: %s", code)
 				}
 			case End:

@@ -45,8 +45,8 @@ type Verdict struct {
 	Located
 }
 
-// ErrRejected is what Next returns after the record the checker rejected.
-var ErrRejected = errors.New("stream: record rejected by the checker")
+// errRejected is what Next returns after the record the checker rejected.
+var errRejected = errors.New("stream: record rejected by the checker")
 
 // Batches are large because every hand-over between goroutines may wake a
 // sleeping thread, which is slow on a VM: 256 KiB batches instead of 64 KiB
@@ -86,7 +86,7 @@ type batch struct {
 	lines []lineRef
 	spans []Span // offsets in the record's line
 	first int    // the record number of lines[0]: lines hold consecutive records
-	err   error  // the Lines' error (io.EOF at the end), or ErrRejected
+	err   error  // the Lines' error (io.EOF at the end), or errRejected
 	sum   []byte
 	final position
 	// The checker's code and cause for the batch's last line, which ends
@@ -239,7 +239,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			ref := &b.lines[k]
 			if code := c.Check(b.buf[ref.start:ref.end]); code != 0 {
 				b.code, b.cause = code, c.Cause()
-				b.err, b.sum, b.final = ErrRejected, nil, position{b.first + k, ref.bytes}
+				b.err, b.sum, b.final = errRejected, nil, position{b.first + k, ref.bytes}
 				b.lines = b.lines[:k+1]
 				break
 			}
@@ -265,7 +265,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 
 // Next is Lines.Next: the next record, valid until the following call, or
 // io.EOF, or the input's error; after an error, the same error. After a
-// record the checker rejected, it returns ErrRejected.
+// record the checker rejected, it returns errRejected.
 func (p *Prefetch) Next() ([]byte, error) {
 	if p.err != nil {
 		return nil, p.err

@@ -128,7 +128,7 @@ func prefetchInputs(t testing.TB) map[string][]byte {
 
 // sameCheckedPrefetch checks that Prefetch with a checker returns what
 // Lines returns followed, record by record, by a Checker's verdict, up to
-// and including the first record the checker rejects, then ErrRejected.
+// and including the first record the checker rejects, then errRejected.
 func sameCheckedPrefetch(t *testing.T, name string, in []byte, sizes []batchSize) {
 	t.Helper()
 	for _, size := range sizes {
@@ -167,8 +167,8 @@ func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 			t.Fatalf("%s: step %d: verdict %v (%v), want %v (%v)", name, n, v.Code, v.Cause, code, c.Cause())
 		}
 		if code != 0 {
-			if _, err := p.Next(); err != ErrRejected {
-				t.Fatalf("%s: after a rejected record: %v, want ErrRejected", name, err)
+			if _, err := p.Next(); err != errRejected {
+				t.Fatalf("%s: after a rejected record: %v, want errRejected", name, err)
 			}
 			if p.Record() != l.Record() {
 				t.Fatalf("%s: record %d after the rejected one, want %d", name, p.Record(), l.Record())

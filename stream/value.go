@@ -55,9 +55,9 @@ func IsInteger(v []byte) bool {
 // Field is one member of an object: its unescaped name and its value.
 type Field struct{ Name, Value []byte }
 
-// AppendMembers appends the members of the checked object obj to dst, in
+// appendMembers appends the members of the checked object obj to dst, in
 // order, names unescaped (slices of obj when they have no escapes).
-func AppendMembers(dst []Field, obj []byte) []Field {
+func appendMembers(dst []Field, obj []byte) []Field {
 	Members(obj, func(name, value []byte) bool {
 		dst = append(dst, Field{name, value})
 		return true
