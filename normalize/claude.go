@@ -1,7 +1,6 @@
 package normalize
 
 import (
-	"errors"
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -617,28 +616,5 @@ func NewClaudeChecker() *stream.Checker { return &stream.Checker{} }
 // engine.
 func ReadClaude(r io.Reader, capture bool) Input {
 	engine := audit.NewEngine(capture)
-	claude := NewClaude(engine)
-	lines, stop := records(r, NewClaudeChecker())
-	defer stop()
-	result := func(err error) Input {
-		in := Input{Engine: engine, Harness: "claude-code", Bytes: lines.Bytes(), Records: lines.Record(), Err: err}
-		if err == nil {
-			in.Sum = lines.Sum()
-		}
-		return in
-	}
-	for {
-		line, err := lines.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err == nil {
-			err = claude.Checked(line, lines.Record(), lines.Checked())
-		}
-		if err != nil {
-			return result(err)
-		}
-	}
-	claude.End()
-	return result(nil)
+	return readRecords(r, NewClaudeChecker(), engine, "claude-code", NewClaude(engine))
 }

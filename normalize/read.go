@@ -77,18 +77,22 @@ func records(r io.Reader, c *stream.Checker) (checkedLines, func()) {
 	return p, p.Close
 }
 
-// ReadCodex runs a codex exec --json stream (SPEC §4) through the engine.
-func ReadCodex(r io.Reader, capture bool) Input {
-	stream.Mark("read")
-	engine := audit.NewEngine(capture)
-	codex := NewCodex(engine)
-	// Framing and the JSON check may run ahead on other goroutines; what
-	// they return, and in which order, is exactly what stream.Lines and
-	// the checker return record by record.
-	lines, stop := records(r, NewChecker())
+// A recordFeed is a JSONL front end: it takes each checked record, then
+// the end of input.
+type recordFeed interface {
+	Checked(line []byte, n int, v stream.Verdict) error
+	End()
+}
+
+// readRecords runs every record of r, checked by c, through feed, and
+// reports what was read. Framing and the JSON check may run ahead on other
+// goroutines; what they return, and in which order, is exactly what
+// stream.Lines and the checker return record by record.
+func readRecords(r io.Reader, c *stream.Checker, engine *audit.Engine, harness string, feed recordFeed) Input {
+	lines, stop := records(r, c)
 	defer stop()
 	result := func(err error) Input {
-		in := Input{Engine: engine, Harness: "codex", Bytes: lines.Bytes(), Records: lines.Record(), Err: err}
+		in := Input{Engine: engine, Harness: harness, Bytes: lines.Bytes(), Records: lines.Record(), Err: err}
 		if err == nil {
 			in.Sum = lines.Sum()
 		}
@@ -100,15 +104,23 @@ func ReadCodex(r io.Reader, capture bool) Input {
 			break
 		}
 		if err == nil {
-			err = codex.Checked(line, lines.Record(), lines.Checked())
+			err = feed.Checked(line, lines.Record(), lines.Checked())
 		}
 		if err != nil {
 			return result(err)
 		}
 	}
-	codex.End()
-	stream.Mark("read-end")
+	feed.End()
 	return result(nil)
+}
+
+// ReadCodex runs a codex exec --json stream (SPEC §4) through the engine.
+func ReadCodex(r io.Reader, capture bool) Input {
+	stream.Mark("read")
+	engine := audit.NewEngine(capture)
+	in := readRecords(r, NewChecker(), engine, "codex", NewCodex(engine))
+	stream.Mark("read-end")
+	return in
 }
 
 // ReadTrajectory streams a normalized trajectory (SPEC §5) through the
