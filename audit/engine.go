@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// MaxEvents is the most normalized events an input may yield (SPEC §4.1, §5).
-const MaxEvents = 50_000
-
 // EventKind is the kind of a normalized event: the shared model that the
 // Codex and trajectory inputs are mapped to.
 type EventKind uint8

@@ -136,3 +136,19 @@ func TestCodeTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitTexts checks that the code texts quote the limits as defined,
+// and the limits SPEC names.
+func TestLimitTexts(t *testing.T) {
+	if MaxBytes != 16777216 || MaxRecords != 50000 || MaxEvents != 50000 || MaxDepth != 128 {
+		t.Fatal("a limit differs from SPEC (16 MiB, 50,000 records and events, depth 128)")
+	}
+	for code, want := range map[Code]string{
+		InputTooLarge: "16 MiB (16,777,216 bytes)", TooManyRecords: "50,000 records",
+		TooManyEvents: "50,000 normalized events", NestingTooDeep: "128 levels",
+	} {
+		if !strings.Contains(code.Meaning(), want) {
+			t.Errorf("%s: %q does not quote %q", code, code.Meaning(), want)
+		}
+	}
+}

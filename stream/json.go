@@ -14,7 +14,7 @@ import (
 
 // MaxDepth is the deepest nesting of arrays and objects together that a
 // record may have (SPEC §4.1).
-const MaxDepth = 128
+const MaxDepth = audit.MaxDepth
 
 // smallObject is how many member names an object may have before the
 // duplicate check switches from a linear scan to a map.

@@ -10,10 +10,10 @@ import (
 	"github.com/cairn-audit/cairn/audit"
 )
 
-// The spec's limits (SPEC §3, §4.1, §5), in one place.
+// The spec's limits, as package audit defines them.
 const (
-	MaxBytes   = 16 << 20 // 16 MiB of input
-	MaxRecords = 50_000   // JSONL records or trajectory events
+	MaxBytes   = audit.MaxBytes   // an input's size
+	MaxRecords = audit.MaxRecords // JSONL records or trajectory events
 )
 
 // readSize is the read buffer. Longer lines are assembled in a separate

@@ -31,8 +31,9 @@ that is not a passing audit.
 Exit codes: 0 every check passes (or disabled), 1 a violation was observed,
 2 invalid or unsafe input or a usage error, 3 inconclusive.
 
-Limits: one UTF-8 regular file or standard input, at most 16 MiB and 50,000
-records or events; no symbolic links anywhere on the path.
+Limits: one UTF-8 regular file or standard input, at most ` + audit.MaxBytesText + `
+and ` + audit.MaxRecordsText + ` records or events, nested at most ` + audit.MaxDepthText + ` deep; no symbolic
+links anywhere on the path as written.
 
 Examples:
   CAIRN_EVAL=1 cairn eval protocol --codex-jsonl run.jsonl
