@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/cairn-audit/cairn/audit/protocol"
 	"io"
 	"sort"
 	"strings"
@@ -123,9 +124,25 @@ func writeBash(w io.Writer, nodes []cmdNode, zsh bool) {
 	fmt.Fprintf(w, "      %s) path=\"$path $w\" ;;\n", strings.Join(paths, "|"))
 	fmt.Fprintln(w, "    esac")
 	fmt.Fprintln(w, "  done")
+	// Paths: one name a line (a name with spaces stays whole), and, where
+	// the shell has compopt, marked as file names so that a directory gets
+	// its slash and no space.
 	if len(fileFlags) > 0 {
-		fmt.Fprintf(w, "  case $prev in\n    %s)\n      COMPREPLY=($(compgen -f -- \"$cur\"))\n      return ;;\n  esac\n", strings.Join(uniq(fileFlags), "|"))
+		fmt.Fprintf(w, "  case $prev in\n    %s)\n      type compopt >/dev/null 2>&1 && compopt -o filenames\n      local IFS=$'\\n'\n      COMPREPLY=($(compgen -f -- \"$cur\"))\n      return ;;\n  esac\n", strings.Join(uniq(fileFlags), "|"))
 	}
+	// eval batch takes paths as arguments, and --format one of the formats.
+	fmt.Fprintln(w, `  if [[ $path == " eval batch" ]]; then`)
+	fmt.Fprintln(w, `    case $prev in`)
+	fmt.Fprintf(w, "      --format) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", strings.Join(protocol.Formats(), " "))
+	fmt.Fprintln(w, `      --jobs) return ;;`)
+	fmt.Fprintln(w, `    esac`)
+	fmt.Fprintln(w, `    if [[ $cur != -* ]]; then`)
+	fmt.Fprintln(w, `      type compopt >/dev/null 2>&1 && compopt -o filenames`)
+	fmt.Fprintln(w, `      local IFS=$'\n'`)
+	fmt.Fprintln(w, `      COMPREPLY=($(compgen -f -- "$cur"))`)
+	fmt.Fprintln(w, `      return`)
+	fmt.Fprintln(w, `    fi`)
+	fmt.Fprintln(w, `  fi`)
 	fmt.Fprintln(w, "  case $path in")
 	for _, n := range nodes {
 		words := append(append([]string{}, n.words...), n.flags...)
