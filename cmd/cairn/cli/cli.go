@@ -40,7 +40,14 @@ const writeFailedText = "cairn: error: could not write to standard output"
 
 // Main runs cairn on the process's arguments, standard streams and
 // environment, and returns the exit status: what the cairn binary does.
-func Main() int { return Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv) }
+func Main() int {
+	ownsProcess = true
+	return Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+}
+
+// ownsProcess is set by Main: cairn is the whole process, and may tune its
+// runtime (memoryLimit).
+var ownsProcess bool
 
 // Run is Main with its arguments (without the program name), streams and
 // environment given: 0 pass (or disabled, or help), 1 fail, 2 invalid input

@@ -75,6 +75,7 @@ func (c *evalBatchCmd) Run(e *env) error {
 	if jobs == 0 {
 		jobs = runtime.NumCPU()
 	}
+	memoryLimit(e, jobs)
 	opts := protocol.Options{Format: c.Format, CaptureAuthorized: c.CaptureAuthorized}
 	totals := map[audit.Status]int{}
 	worst := audit.StatusPass

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,34 @@ func TestColorAllowed(t *testing.T) {
 		if got := colorAllowed(tc.terminal, func(k string) string { return tc.env[k] }); got != tc.want {
 			t.Errorf("colorAllowed(%v, %v) = %v, want %v", tc.terminal, tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestMemoryLimit checks the soft memory limit of SPEC §1's bound: 40 MiB
+// an input audited at once, only when cairn owns the process, never over a
+// GOMEMLIMIT the user exported.
+func TestMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer func() { debug.SetMemoryLimit(before); ownsProcess = false }()
+	e := &env{getenv: func(string) string { return "" }}
+	memoryLimit(e, 1)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("Run in another program set the limit to %d", got)
+	}
+	ownsProcess = true
+	memoryLimit(e, 3)
+	if got := debug.SetMemoryLimit(-1); got != 3*40<<20 {
+		t.Errorf("limit %d, want %d for three inputs at once", got, 3*40<<20)
+	}
+	debug.SetMemoryLimit(before)
+	user := &env{getenv: func(k string) string {
+		if k == "GOMEMLIMIT" {
+			return "1GiB"
+		}
+		return ""
+	}}
+	memoryLimit(user, 1)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("the limit overrode the user's GOMEMLIMIT: %d", got)
 	}
 }
