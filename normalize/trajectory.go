@@ -60,6 +60,14 @@ type Trajectory struct {
 	capture bool
 	text    textJSON
 	seq     int64 // scratch for the event being decoded
+	// lastUnknown is the last place an unknown field was noted at: a
+	// document with a million unknown members notes its place once, not a
+	// million times.
+	lastUnknown struct {
+		record int
+		where  string
+		set    bool
+	}
 }
 
 // NewTrajectory returns a trajectory normalizer for the policy.
@@ -110,6 +118,11 @@ func (t *Trajectory) note(code audit.Code, record int, where string) {
 // unknownField notes a member outside the contract in the object at where
 // ("" for the document itself), at record.
 func (t *Trajectory) unknownField(record int, where string) {
+	u := &t.lastUnknown
+	if u.set && u.record == record && u.where == where {
+		return // the engines keep the first record of a place only
+	}
+	u.record, u.where, u.set = record, where, true
 	t.note(audit.UnknownField, record, where)
 }
 
