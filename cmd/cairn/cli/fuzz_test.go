@@ -225,7 +225,10 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 		harness = *rep.Input.Harness
 	}
 	wantHarness := map[string]bool{"codex": true}
-	if format == audit.FormatTrajectory {
+	switch format {
+	case audit.FormatClaude:
+		wantHarness = map[string]bool{"claude-code": true}
+	case audit.FormatTrajectory:
 		wantHarness = map[string]bool{"none": true, "claude-code": true, "opencode": true, "pi": true}
 	}
 	if rep.Input.Format != format || rep.Input.Source != "stdin" || !wantHarness[harness] {
@@ -290,7 +293,10 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 // a where outside it could be a name from the input.
 func fzPlaces(format string) map[string]bool {
 	ps := lifecycle.Places()
-	if format == audit.FormatTrajectory {
+	switch format {
+	case audit.FormatClaude:
+		ps = normalize.ClaudePlaces()
+	case audit.FormatTrajectory:
 		ps = normalize.TrajectoryPlaces()
 	}
 	m := map[string]bool{}

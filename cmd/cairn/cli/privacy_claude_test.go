@@ -67,7 +67,7 @@ func TestPrivacyClaudeNoInputContent(t *testing.T) {
 		{name: "broken", broken: true, escaped: true},
 	}
 	dir := t.TempDir()
-	places := fzClaudePlaces()
+	places := fzPlaces(audit.FormatClaude)
 	r := rand.New(rand.NewPCG(0x636c61, 0x636e7279))
 	runs, streams := 0, 0
 	statuses := map[string]map[string]int{} // variant → status → streams
