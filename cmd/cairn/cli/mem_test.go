@@ -80,28 +80,14 @@ func TestHostileAllocations(t *testing.T) {
 
 // BenchmarkAuditHostile audits a 7 MB export whose one call's arguments
 // hold 500,000 members, bytes to report.
-func BenchmarkAuditHostile(b *testing.B) {
-	in := hostileExport(500_000)
-	args := []string{"eval", "protocol", "--codex-jsonl", "-", "--json"}
-	getenv := func(k string) string {
-		if k == "CAIRN_EVAL" {
-			return "1"
-		}
-		return ""
-	}
-	b.SetBytes(int64(len(in)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if status := run(args, bytes.NewReader(in), io.Discard, io.Discard, getenv); status == 2 {
-			b.Fatal("input refused")
-		}
-	}
-}
+func BenchmarkAuditHostile(b *testing.B) { benchAudit(b, hostileExport(500_000)) }
 
 // BenchmarkAuditInFlight audits 49,997 MCP calls started and never
 // completed, bytes to report.
-func BenchmarkAuditInFlight(b *testing.B) {
-	in := inFlightExport(49_997)
+func BenchmarkAuditInFlight(b *testing.B) { benchAudit(b, inFlightExport(49_997)) }
+
+// benchAudit audits the codex export in from stdin, bytes to report.
+func benchAudit(b *testing.B, in []byte) {
 	args := []string{"eval", "protocol", "--codex-jsonl", "-", "--json"}
 	getenv := func(k string) string {
 		if k == "CAIRN_EVAL" {
