@@ -32,49 +32,114 @@ Run 'cairn explain CODE' for what a report code means.`)
 // call back into the binary by its absolute path; a static script from the
 // grammar is stable (golden-tested) and needs no binary at completion time.
 
-// cmdNode is one command path of the grammar and what may follow it.
+// cmdNode is one command path of the grammar and what may follow it, with
+// the help texts a shell may show beside each choice.
 type cmdNode struct {
-	path      string   // "" for the root, else "eval protocol"
-	words     []string // subcommands and positional values
-	flags     []string // --flag names
-	fileFlags []string // flags that take a path
+	path     string     // "" for the root, else "eval protocol"
+	subs     []choice   // subcommands
+	values   []choice   // positional values: an enum, or report codes
+	paths    bool       // positional arguments are paths
+	commands bool       // positional arguments name a command (help)
+	flags    []flagSpec // sorted by name, --help included
+}
+
+// choice is a word offered with its help text.
+type choice struct{ name, help string }
+
+// flagSpec is one flag: its name without the dashes, its help, and what
+// its value is.
+type flagSpec struct {
+	name, help string
+	value      valueKind
+	enum       []string
+	xor        []string // the flags it excludes, with the dashes
+}
+
+type valueKind int
+
+const (
+	noValue valueKind = iota
+	pathValue
+	enumValue
+	otherValue
+)
+
+// words is what the bash script offers at n: subcommands, values, flags.
+func (n cmdNode) words() []string {
+	var out []string
+	for _, w := range n.subs {
+		out = append(out, w.name)
+	}
+	for _, w := range n.values {
+		out = append(out, w.name)
+	}
+	for _, f := range n.flags {
+		out = append(out, "--"+f.name)
+	}
+	return out
 }
 
 // grammar walks kong's model in a fixed order.
 func grammar(root *kong.Node) []cmdNode {
+	helpText := "Show help."
+	for _, f := range root.Flags {
+		if f.Name == "help" {
+			helpText = f.Help
+		}
+	}
 	var nodes []cmdNode
 	var walk func(n *kong.Node, path string)
 	walk = func(n *kong.Node, path string) {
 		c := cmdNode{path: path}
 		for _, child := range n.Children {
-			if child.Hidden {
+			if child.Hidden || child.Type == kong.ArgumentNode {
 				continue
 			}
-			if child.Type == kong.ArgumentNode {
-				continue
-			}
-			c.words = append(c.words, child.Name)
+			c.subs = append(c.subs, choice{child.Name, child.Help})
 		}
 		for _, p := range n.Positional {
 			switch {
 			case p.Enum != "":
-				c.words = append(c.words, strings.Split(p.Enum, ",")...)
+				for _, v := range strings.Split(p.Enum, ",") {
+					c.values = append(c.values, choice{v, ""})
+				}
 			case p.Name == "code":
 				for _, code := range audit.Codes() {
-					c.words = append(c.words, code.String())
+					c.values = append(c.values, choice{code.String(), code.Meaning()})
 				}
+			case p.Name == "command":
+				c.commands = true
+			default:
+				c.paths = true
 			}
 		}
+		hasHelp := false
 		for _, f := range n.Flags {
 			if f.Hidden {
 				continue
 			}
-			c.flags = append(c.flags, "--"+f.Name)
-			if !f.IsBool() && f.PlaceHolder == "PATH" {
-				c.fileFlags = append(c.fileFlags, "--"+f.Name)
+			spec := flagSpec{name: f.Name, help: f.Help}
+			switch {
+			case f.IsBool():
+			case f.Enum != "":
+				spec.value, spec.enum = enumValue, strings.Split(f.Enum, ",")
+			case f.PlaceHolder == "PATH":
+				spec.value = pathValue
+			default:
+				spec.value = otherValue
 			}
+			for _, other := range n.Flags {
+				if other != f && sharesGroup(f.Xor, other.Xor) {
+					spec.xor = append(spec.xor, "--"+other.Name)
+				}
+			}
+			hasHelp = hasHelp || f.Name == "help"
+			c.flags = append(c.flags, spec)
 		}
-		c.flags = uniq(append(c.flags, "--help"))
+		if !hasHelp {
+			c.flags = append(c.flags, flagSpec{name: "help", help: helpText})
+		}
+		sort.Slice(c.flags, func(i, j int) bool { return c.flags[i].name < c.flags[j].name })
 		nodes = append(nodes, c)
 		for _, child := range n.Children {
 			if child.Hidden || child.Type == kong.ArgumentNode {
@@ -85,6 +150,18 @@ func grammar(root *kong.Node) []cmdNode {
 	}
 	walk(root, "")
 	return nodes
+}
+
+// sharesGroup reports whether two flags are in one xor group.
+func sharesGroup(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c completionCmd) Run(e *env, ctx *kong.Context) error {
@@ -114,7 +191,11 @@ func writeBash(w io.Writer, nodes []cmdNode, zsh bool) {
 		if n.path != "" {
 			paths = append(paths, `" `+n.path+`"`)
 		}
-		fileFlags = append(fileFlags, n.fileFlags...)
+		for _, f := range n.flags {
+			if f.value == pathValue {
+				fileFlags = append(fileFlags, "--"+f.name)
+			}
+		}
 	}
 	fmt.Fprintln(w, "_cairn() {")
 	fmt.Fprintln(w, `  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} path="" w i`)
@@ -145,8 +226,7 @@ func writeBash(w io.Writer, nodes []cmdNode, zsh bool) {
 	fmt.Fprintln(w, `  fi`)
 	fmt.Fprintln(w, "  case $path in")
 	for _, n := range nodes {
-		words := append(append([]string{}, n.words...), n.flags...)
-		fmt.Fprintf(w, "    %q) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", prefixSpace(n.path), strings.Join(words, " "))
+		fmt.Fprintf(w, "    %q) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", prefixSpace(n.path), strings.Join(n.words(), " "))
 	}
 	fmt.Fprintln(w, "  esac")
 	fmt.Fprintln(w, "}")
@@ -193,18 +273,19 @@ func writeFish(w io.Writer, nodes []cmdNode) {
 				}
 			}
 		}
-		if len(n.words) > 0 {
-			fmt.Fprintf(w, "complete -c cairn -n %q -a %q\n", cond, strings.Join(n.words, " "))
+		var words []string
+		for _, v := range append(append([]choice{}, n.subs...), n.values...) {
+			words = append(words, v.name)
+		}
+		if len(words) > 0 {
+			fmt.Fprintf(w, "complete -c cairn -n %q -a %q\n", cond, strings.Join(words, " "))
 		}
 		for _, f := range n.flags {
-			name := strings.TrimPrefix(f, "--")
 			file := ""
-			for _, ff := range n.fileFlags {
-				if ff == f {
-					file = " -r -F"
-				}
+			if f.value == pathValue {
+				file = " -r -F"
 			}
-			fmt.Fprintf(w, "complete -c cairn -n %q -l %s%s\n", cond, name, file)
+			fmt.Fprintf(w, "complete -c cairn -n %q -l %s%s\n", cond, f.name, file)
 		}
 	}
 }
