@@ -1,0 +1,354 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The completion scripts are checked the way a user meets them: a real
+// bash, zsh or fish, interactive in a terminal (tmux's), loads the script
+// as the guide says, a line is typed, Tab is pressed, and the test reads
+// the screen. Each test skips where tmux or its shell is absent.
+
+// The guide's lines (§13) that load each script, run here as written.
+const (
+	bashSource  = "source <(cairn completion bash)"
+	bashInstall = "mkdir -p ~/.local/share/bash-completion/completions && cairn completion bash > ~/.local/share/bash-completion/completions/cairn"
+	zshCompinit = "autoload -U compinit && compinit"
+	zshSource   = "source <(cairn completion zsh)"
+	zshInstall  = "mkdir -p ~/.zfunc && cairn completion zsh > ~/.zfunc/_cairn"
+	zshFpath    = "fpath=(~/.zfunc $fpath)"
+	fishSource  = "cairn completion fish | source"
+	fishInstall = "mkdir -p ~/.config/fish/completions && cairn completion fish > ~/.config/fish/completions/cairn.fish"
+)
+
+// TestGuideHasCompletionLines: the lines the shells are tested with are
+// the guide's.
+func TestGuideHasCompletionLines(t *testing.T) {
+	guide, err := os.ReadFile("../../../docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{bashSource, bashInstall, zshCompinit, zshSource, zshInstall, zshFpath, fishSource, fishInstall} {
+		if !strings.Contains(string(guide), line) {
+			t.Errorf("docs/guide.md does not say %q", line)
+		}
+	}
+}
+
+// completionHome is a home directory for the shells: a work directory with
+// a directory, a directory with a space and a file with a space, and on
+// PATH a cairn that answers completion SHELL with what cairn prints (fish
+// also loads completions only for a command it can find).
+type completionHome struct {
+	dir, work string
+	env       []string
+}
+
+func newCompletionHome(t *testing.T) completionHome {
+	t.Helper()
+	dir := t.TempDir()
+	h := completionHome{dir: dir, work: filepath.Join(dir, "w")}
+	for _, d := range []string{"w/testdata", "w/dir with space", "bin", "scripts"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"w/a file.jsonl": "",
+		"bin/cairn":      "#!/bin/sh\n[ \"$1\" = completion ] && exec cat \"" + filepath.Join(dir, "scripts") + "/$2\"\nexit 2\n",
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		_, script, _ := runCapture([]string{"completion", shell}, nil)
+		files["scripts/"+shell] = script
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.env = []string{
+		"HOME=" + dir, "PATH=" + filepath.Join(dir, "bin") + ":/usr/local/bin:/usr/bin:/bin",
+		"TERM=xterm", "LANG=C.UTF-8", "PS1=$ ", "PROMPT=$ ",
+	}
+	return h
+}
+
+// screen is an interactive shell running in a detached tmux session.
+type screen struct {
+	t    *testing.T
+	tmux string
+	sock string
+	env  []string
+}
+
+// startScreen starts argv in a 200x50 terminal in h.work.
+func startScreen(t *testing.T, h completionHome, argv ...string) *screen {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("no tmux here")
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		t.Skipf("no %s here", argv[0])
+	}
+	// A socket path must be short (sun_path): not under t.TempDir.
+	sockDir, err := os.MkdirTemp("", "cairn-tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	s := &screen{t: t, tmux: tmux, sock: filepath.Join(sockDir, "s"), env: h.env}
+	args := append([]string{"new-session", "-d", "-x", "200", "-y", "50", "-c", h.work}, argv...)
+	s.do(args...)
+	pid, err := strconv.Atoi(strings.TrimSpace(s.do("display-message", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The shell may still write its history on the way out: wait
+		// for it to be gone before the home directory is removed.
+		exec.Command(tmux, "-S", s.sock, "kill-server").Run()
+		for i := 0; i < 400 && running(pid); i++ {
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	return s
+}
+
+// running reports whether process pid is alive (neither gone nor a zombie
+// waiting to be reaped).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z") && !strings.HasPrefix(after, "X")
+}
+
+func (s *screen) do(args ...string) string {
+	s.t.Helper()
+	cmd := exec.Command(s.tmux, append([]string{"-f", "/dev/null", "-S", s.sock}, args...)...)
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v: %s", args[0], err, out)
+	}
+	return string(out)
+}
+
+// typeKeys sends text literally, then the named keys (Tab, Enter).
+func (s *screen) typeKeys(text string, keys ...string) {
+	s.t.Helper()
+	if text != "" {
+		s.do("send-keys", "-l", text)
+	}
+	if len(keys) > 0 {
+		s.do(append([]string{"send-keys"}, keys...)...)
+	}
+}
+
+// waitFor returns the screen once every pattern matches it. A shell that
+// never shows them fails the test with the screen it did show; the
+// deadline only bounds the wait, nothing is timed.
+func (s *screen) waitFor(patterns ...string) string {
+	s.t.Helper()
+	var res []*regexp.Regexp
+	for _, p := range patterns {
+		res = append(res, regexp.MustCompile(p))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		text := s.do("capture-pane", "-p")
+		ok := true
+		for _, re := range res {
+			ok = ok && re.MatchString(text)
+		}
+		if ok {
+			return text
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q; it shows:\n%s", patterns, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// ready runs setup and waits until the shell has done it: the marker is
+// printed by printf, so the typed line itself never matches.
+func (s *screen) ready(setup string) {
+	s.t.Helper()
+	s.typeKeys(setup+"; printf '%s-%s\\n' RE ADY", "Enter")
+	s.waitFor(`(?m)^RE-ADY$`)
+}
+
+// completionCase is a typed line, the keys pressed after it, and patterns
+// the screen must then show.
+type completionCase struct {
+	typed string
+	keys  []string
+	want  []string
+}
+
+// tabX presses Tab and types X: what Tab inserted, and whether it put a
+// space, shows before the X.
+var tabX = []string{"Tab", "X"}
+
+func runCompletionCases(t *testing.T, argv []string, setup string, cases []completionCase) {
+	t.Helper()
+	h := newCompletionHome(t)
+	for _, tc := range cases {
+		t.Run(tc.typed, func(t *testing.T) {
+			s := startScreen(t, h, argv...)
+			s.ready(setup)
+			s.typeKeys(tc.typed, tc.keys...)
+			s.waitFor(tc.want...)
+		})
+	}
+}
+
+func TestCompletionInteractiveBash(t *testing.T) {
+	bash := []string{"bash", "--norc", "--noprofile"}
+	runCompletionCases(t, bash, bashSource, []completionCase{
+		// A directory gets its slash and no space; a name with spaces
+		// stays whole (escaped), with a space after a file.
+		{"cairn eval protocol --codex-jsonl te", tabX, []string{`--codex-jsonl testdata/X`}},
+		{"cairn eval protocol --claude-jsonl a", tabX, []string{`--claude-jsonl a\\ file\.jsonl X`}},
+		{"cairn eval batch --format codex-jsonl di", tabX, []string{`codex-jsonl dir\\ with\\ space/X`}},
+		{"cairn eval batch --format cl", tabX, []string{`--format claude-jsonl X`}},
+		{"cairn help ev", tabX, []string{`cairn help eval X`}},
+		{"cairn explain turn_f", tabX, []string{`cairn explain turn_failed X`}},
+	})
+}
+
+// TestCompletionInteractiveBashCompletionDir is the guide's persistent
+// install for bash: the script saved in bash-completion's user directory,
+// loaded on demand the first time cairn is completed.
+func TestCompletionInteractiveBashCompletionDir(t *testing.T) {
+	const loader = "/usr/share/bash-completion/bash_completion"
+	if _, err := os.Stat(loader); err != nil {
+		t.Skip("no bash-completion here")
+	}
+	bash := []string{"bash", "--norc", "--noprofile"}
+	runCompletionCases(t, bash, bashInstall+" && source "+loader, []completionCase{
+		{"cairn eval pro", tabX, []string{`cairn eval protocol X`}},
+		{"cairn eval protocol --codex-jsonl te", tabX, []string{`--codex-jsonl testdata/X`}},
+	})
+}
+
+func TestCompletionInteractiveZsh(t *testing.T) {
+	zsh := []string{"zsh", "-f"}
+	cases := []completionCase{
+		{"cairn eval protocol --codex-jsonl te", tabX, []string{`--codex-jsonl testdata/X`}},
+		{"cairn eval protocol --codex-jsonl=a", tabX, []string{`--codex-jsonl=a\\ file\.jsonl X`}},
+		{"cairn eval batch --format trajectory di", tabX, []string{`trajectory dir\\ with\\ space/X`}},
+		{"cairn eval batch --format cl", tabX, []string{`--format claude-jsonl X`}},
+		{"cairn explain turn_f", tabX, []string{`cairn explain turn_failed X`}},
+		{"cairn help ev", tabX, []string{`cairn help eval X`}},
+		// Descriptions from the grammar beside commands, flags and codes.
+		{"cairn eval ", []string{"Tab"}, []string{
+			`(?m)^batch +-- Audit many inputs of one format in one process, a report per input\.$`,
+			`(?m)^protocol +-- Audit whether an agent really used its project-memory tools\.$`}},
+		{"cairn eval protocol --", []string{"Tab"}, []string{
+			`(?m)^--codex-jsonl +-- Audit a codex exec --json export \(JSONL\); - reads standard input\.$`,
+			`(?m)^--json +-- Print the report as one JSON object`}},
+		{"cairn explain turn_", []string{"Tab"}, []string{
+			`(?m)^turn_failed +-- the turn ended with turn\.failed$`}},
+		// One input flag excludes the others.
+		{"cairn eval protocol --codex-jsonl x --", []string{"Tab"}, []string{
+			`(?m)^--capture-authorized +--`, `(?m)^--json +--`}},
+	}
+	t.Run("sourced", func(t *testing.T) {
+		runCompletionCases(t, zsh, zshCompinit+" && "+zshSource, cases)
+	})
+	t.Run("fpath", func(t *testing.T) {
+		runCompletionCases(t, zsh, zshInstall+" && "+zshFpath+" && "+zshCompinit, cases[:3])
+	})
+}
+
+// TestCompletionZshNeedsCompinit: sourced before compinit, the script says
+// what to run instead of failing on compdef.
+func TestCompletionZshNeedsCompinit(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Skip("no zsh here")
+	}
+	h := newCompletionHome(t)
+	cmd := exec.Command(zsh, "-f", "-c", zshSource)
+	cmd.Dir, cmd.Env = h.work, h.env
+	out, err := cmd.CombinedOutput()
+	want := `cairn completion: run "autoload -U compinit && compinit" before loading this script` + "\n"
+	if err != nil || string(out) != want {
+		t.Errorf("zsh -f -c 'source c.zsh': %v, %q; want %q", err, out, want)
+	}
+}
+
+func TestCompletionInteractiveFish(t *testing.T) {
+	fish := []string{"fish", "--no-config"}
+	runCompletionCases(t, fish, fishSource, []completionCase{
+		{"cairn eval protocol --codex-jsonl te", tabX, []string{`--codex-jsonl testdata/X`}},
+		{"cairn eval batch --format cl", tabX, []string{`--format claude-jsonl X`}},
+		{"cairn eval ", []string{"Tab"}, []string{`protocol +\(Audit whether an agent`}},
+	})
+}
+
+// TestCompletionFish asks fish itself (complete -C) what it offers, with
+// descriptions, from the sourced script and from the guide's persistent
+// install path.
+func TestCompletionFish(t *testing.T) {
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Skip("no fish here")
+	}
+	h := newCompletionHome(t)
+	install := exec.Command(fish, "--no-config", "-c", fishInstall)
+	install.Dir, install.Env = h.work, h.env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", fishInstall, err, out)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{"cairn eval ", "batch\tAudit many inputs of one format in one process, a report per input\n" +
+			"protocol\tAudit whether an agent really used its project-memory tools\n"},
+		{"cairn eval protocol --codex-jsonl ", "a file.jsonl\ndir with space/\ntestdata/\n"},
+		{"cairn eval protocol --j", "--json\tPrint the report as one JSON object (schema cairn.eval.protocol/v1)\n"},
+		{"cairn eval batch --format ", "claude-jsonl\tAudit a claude -p --output-format stream-json --verbose stream (JSONL)\n" +
+			"codex-jsonl\tAudit a codex exec --json export (JSONL)\n" +
+			"trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
+		{"cairn eval batch --format=t", "--format=trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
+		{"cairn eval batch --json te", "testdata/\n"},
+		{"cairn explain turn_", "turn_failed\tthe turn ended with turn.failed\n" +
+			"turn_incomplete\tthe export ends without turn.completed or turn.failed (an interrupted run)\n"},
+		{"cairn explain capture_authorization_asserted_", "capture_authorization_asserted_by_caller\tcapture authorization is the caller's assertion, not authenticated consent\n"},
+		{"cairn help ", "completion\tPrint a shell completion script (bash, zsh or fish)\n" +
+			"eval\tEvaluate saved agent sessions\n" +
+			"explain\tExplain a report code and what to do about it\n" +
+			"version\tPrint the version\n"},
+		{"cairn help eval ", "batch\tAudit many inputs of one format in one process, a report per input\n" +
+			"protocol\tAudit whether an agent really used its project-memory tools\n"},
+		{"cairn completion ", "bash\nfish\nzsh\n"},
+	} {
+		for _, mode := range []struct{ name, prog string }{
+			{"sourced", fishSource + "; "},
+			{"installed", ""}, // ~/.config/fish/completions/cairn.fish
+		} {
+			args := []string{"-c", mode.prog + "complete -C" + fishQuote(tc.line)}
+			if mode.name == "sourced" {
+				args = append([]string{"--no-config"}, args...)
+			}
+			cmd := exec.Command(fish, args...)
+			cmd.Dir, cmd.Env = h.work, h.env
+			out, err := cmd.Output()
+			if err != nil || string(out) != tc.want {
+				t.Errorf("%s: fish completes %q: %v\n%s\nwant\n%s", mode.name, tc.line, err, out, tc.want)
+			}
+		}
+	}
+}
