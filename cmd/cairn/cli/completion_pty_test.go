@@ -44,9 +44,9 @@ func TestGuideHasCompletionLines(t *testing.T) {
 }
 
 // completionHome is a home directory for the shells: a work directory with
-// a directory, a directory with a space and a file with a space, and on
-// PATH a cairn that answers completion SHELL with what cairn prints (fish
-// also loads completions only for a command it can find).
+// a directory, a directory with a space and a file with a space, and cairn
+// on PATH (TestMain's: this test binary run as cairn), which the guide's
+// lines run and without which fish loads no completion for it.
 type completionHome struct {
 	dir, work string
 	env       []string
@@ -54,28 +54,22 @@ type completionHome struct {
 
 func newCompletionHome(t *testing.T) completionHome {
 	t.Helper()
+	cairn, err := exec.LookPath("cairn")
+	if err != nil {
+		t.Fatalf("TestMain put no cairn on PATH: %v", err)
+	}
 	dir := t.TempDir()
 	h := completionHome{dir: dir, work: filepath.Join(dir, "w")}
-	for _, d := range []string{"w/testdata", "w/dir with space", "bin", "scripts"} {
+	for _, d := range []string{"w/testdata", "w/dir with space"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	files := map[string]string{
-		"w/a file.jsonl": "",
-		"bin/cairn":      "#!/bin/sh\n[ \"$1\" = completion ] && exec cat \"" + filepath.Join(dir, "scripts") + "/$2\"\nexit 2\n",
-	}
-	for _, shell := range []string{"bash", "zsh", "fish"} {
-		_, script, _ := runCapture([]string{"completion", shell}, nil)
-		files["scripts/"+shell] = script
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o700); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(filepath.Join(h.work, "a file.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	h.env = []string{
-		"HOME=" + dir, "PATH=" + filepath.Join(dir, "bin") + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + dir, "PATH=" + filepath.Dir(cairn) + ":/usr/local/bin:/usr/bin:/bin",
 		"TERM=xterm", "LANG=C.UTF-8", "PS1=$ ", "PROMPT=$ ",
 	}
 	return h
