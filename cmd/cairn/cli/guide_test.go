@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The guide's CI section (§10) gives a shell script and a GitHub Actions
+// job. These tests take them out of docs/guide.md as written and run them
+// with cairn on PATH (TestMain's), on one export per outcome, checking
+// the exit status and what they print; they skip where bash or jq is
+// absent.
+
+// guideBlock returns the body of the guide's fenced block of the given
+// language that contains marker.
+func guideBlock(t *testing.T, lang, marker string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../../docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body []string
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case !in && line == "```"+lang:
+			in, body = true, nil
+		case in && line == "```":
+			if text := strings.Join(body, "\n") + "\n"; strings.Contains(text, marker) {
+				return text
+			}
+			in = false
+		case in:
+			body = append(body, line)
+		}
+	}
+	t.Fatalf("docs/guide.md has no %s block with %q", lang, marker)
+	return ""
+}
+
+// guideCase is an export and what the guide's CI shell code must do with it.
+type guideCase struct {
+	name, export string
+	exit         int
+}
+
+var guideCases = []guideCase{
+	{"pass", "testdata/controls/protocol-codex.jsonl", 0},
+	{"fail", "testdata/codex/real/0.171.0/message-only.jsonl", 1},
+	{"inconclusive", "testdata/codex/real/0.171.0/http-400.jsonl", 3},
+	{"invalid", "", 2}, // an empty file
+}
+
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s here", tool)
+		}
+	}
+}
+
+// guideExport copies the case's export into dir as name and returns the
+// JSON report cairn gives it.
+func guideExport(t *testing.T, tc guideCase, dir, name string) map[string]any {
+	t.Helper()
+	var data []byte
+	if tc.export != "" {
+		var err error
+		if data, err = os.ReadFile("../../../" + tc.export); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", path, "--json"}, map[string]string{"CAIRN_EVAL": "1"})
+	if code != tc.exit {
+		t.Fatalf("%s: cairn exits %d, want %d: the case's export is not what it says", tc.export, code, tc.exit)
+	}
+	var report map[string]any
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatal(err)
+	}
+	return report
+}
+
+// runGuideShell runs a script with bash and returns its exit and stdout.
+func runGuideShell(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command("bash", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		exit, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = exit.ExitCode()
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// TestGuideCIScript runs §10's audit-protocol.sh.
+func TestGuideCIScript(t *testing.T) {
+	needTools(t, "bash", "jq", "realpath")
+	script := guideBlock(t, "bash", "# audit-protocol.sh EXPORT")
+	for _, tc := range guideCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "audit-protocol.sh"), []byte(script), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			report := guideExport(t, tc, dir, "run.jsonl")
+			// What the script says: the status, then each check that did
+			// not pass with its codes, in the report's order.
+			want := "protocol: " + tc.name + "\n"
+			if tc.name == "invalid" {
+				want = "protocol: invalid input: " + report["error"].(map[string]any)["code"].(string) + "\n"
+			} else if tc.name != "pass" {
+				for _, name := range []string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"} {
+					check := report["checks"].(map[string]any)[name].(map[string]any)
+					if check["state"] == "pass" {
+						continue
+					}
+					var codes []string
+					for _, c := range check["codes"].([]any) {
+						codes = append(codes, c.(string))
+					}
+					want += "  " + name + ": " + check["state"].(string) + " " + strings.Join(codes, " ") + "\n"
+				}
+			}
+			code, out, errOut := runGuideShell(t, dir, nil, "audit-protocol.sh", "run.jsonl")
+			if code != tc.exit || out != want {
+				t.Errorf("audit-protocol.sh: exit %d, stdout\n%s(stderr %q)\nwant exit %d, stdout\n%s", code, out, errOut, tc.exit, want)
+			}
+		})
+	}
+}
+
+// TestGuideGitHubActionsJob runs the job's "Audit the run" step as GitHub
+// runs a step's run: text (bash -e), in a workspace holding run.jsonl, and
+// checks the annotation it prints, its exit (1 and 2 fail the job, 3 is a
+// warning) and the report.json the artifact step keeps.
+func TestGuideGitHubActionsJob(t *testing.T) {
+	needTools(t, "bash", "jq")
+	job := guideBlock(t, "yaml", "memory-protocol:")
+	step := stepRun(t, job, "Audit the run")
+	if !strings.Contains(job, `env: {CAIRN_EVAL: "1"}`) || !strings.Contains(job, "path: report.json") {
+		t.Fatal("the job's audit step no longer sets CAIRN_EVAL, or the artifact step no longer keeps report.json")
+	}
+	for _, tc := range guideCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			guideExport(t, tc, dir, "run.jsonl")
+			if err := os.WriteFile(filepath.Join(dir, "step.sh"), []byte(step), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// jq -c keeps the report's member order: compare the raw text.
+			_, direct, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", filepath.Join(dir, "run.jsonl"), "--json"}, map[string]string{"CAIRN_EVAL": "1"})
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(direct), &raw); err != nil {
+				t.Fatal(err)
+			}
+			compact := func(name string) string {
+				var b bytes.Buffer
+				if err := json.Compact(&b, raw[name]); err != nil {
+					t.Fatal(err)
+				}
+				return b.String()
+			}
+			// 3 is marked with a warning and the job goes on; 1 and 2 fail it.
+			wantExit := tc.exit
+			var want string
+			switch tc.name {
+			case "pass":
+				want = "protocol: pass\n"
+			case "inconclusive":
+				want, wantExit = "::warning::protocol inconclusive: "+compact("findings")+"\n", 0
+			case "fail":
+				want = "::error::protocol exit 1: " + compact("findings") + "\n"
+			case "invalid":
+				want = "::error::protocol exit 2: " + compact("error") + "\n"
+			}
+			code, out, errOut := runGuideShell(t, dir, []string{"CAIRN_EVAL=1"}, "-e", "step.sh")
+			if code != wantExit || out != want {
+				t.Errorf("the step: exit %d, stdout %q (stderr %q); want exit %d, stdout %q", code, out, errOut, wantExit, want)
+			}
+			kept, err := os.ReadFile(filepath.Join(dir, "report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(kept) != direct {
+				t.Errorf("report.json is\n%s\nwant what cairn eval protocol --json prints\n%s", kept, direct)
+			}
+		})
+	}
+}
+
+// stepRun returns the run: | text of the job's step with the given name,
+// with the indentation YAML strips.
+func stepRun(t *testing.T, job, name string) string {
+	t.Helper()
+	lines := strings.Split(job, "\n")
+	for i, line := range lines {
+		if strings.TrimSpace(line) != "- name: "+name {
+			continue
+		}
+		for j := i + 1; j < len(lines); j++ {
+			trimmed := strings.TrimSpace(lines[j])
+			if strings.HasPrefix(trimmed, "- ") {
+				break
+			}
+			if trimmed != "run: |" {
+				continue
+			}
+			indent := len(lines[j]) - len(strings.TrimLeft(lines[j], " "))
+			var body []string
+			for _, l := range lines[j+1:] {
+				if strings.TrimSpace(l) != "" && len(l)-len(strings.TrimLeft(l, " ")) <= indent {
+					break
+				}
+				body = append(body, strings.TrimPrefix(l, strings.Repeat(" ", indent+2)))
+			}
+			return strings.Join(body, "\n") + "\n"
+		}
+	}
+	t.Fatalf("the job has no step %q with run: |", name)
+	return ""
+}
