@@ -238,3 +238,60 @@ func stepRun(t *testing.T, job, name string) string {
 	t.Fatalf("the job has no step %q with run: |", name)
 	return ""
 }
+
+// TestDocTranscripts runs every "$ cairn ..." line in the fenced blocks of
+// the README and the guide (after optional VAR=value assignments; paths
+// under testdata/ are the repository's) and checks that cairn prints
+// exactly the lines that follow it, up to the next "$ " line or the end of
+// the block.
+func TestDocTranscripts(t *testing.T) {
+	type transcript struct {
+		doc, line string
+		want      []string
+	}
+	var all []*transcript
+	for _, doc := range []string{"README.md", "docs/guide.md"} {
+		b, err := os.ReadFile("../../../" + doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cur *transcript
+		in := false
+		for _, line := range strings.Split(string(b), "\n") {
+			switch {
+			case strings.HasPrefix(line, "```"):
+				in, cur = !in, nil
+			case in && strings.HasPrefix(line, "$ "):
+				cur = &transcript{doc: doc, line: line[2:]}
+				all = append(all, cur)
+			case cur != nil:
+				cur.want = append(cur.want, line)
+			}
+		}
+	}
+	if len(all) < 4 {
+		t.Fatalf("found %d transcripts; the docs lost their examples", len(all))
+	}
+	for _, tr := range all {
+		env := map[string]string{}
+		words := strings.Fields(tr.line)
+		for len(words) > 0 && strings.Contains(words[0], "=") {
+			k, v, _ := strings.Cut(words[0], "=")
+			env[k], words = v, words[1:]
+		}
+		if len(words) == 0 || words[0] != "cairn" {
+			t.Errorf("%s: $ %s: not a cairn command", tr.doc, tr.line)
+			continue
+		}
+		args := words[1:]
+		for i, a := range args {
+			if strings.HasPrefix(a, "testdata/") {
+				args[i] = "../../../" + a
+			}
+		}
+		_, out, _ := runCapture(args, env)
+		if want := strings.Join(tr.want, "\n") + "\n"; out != want {
+			t.Errorf("%s: $ %s prints\n%s\nthe doc says\n%s", tr.doc, tr.line, out, want)
+		}
+	}
+}
