@@ -75,6 +75,14 @@ func newCompletionHome(t *testing.T) completionHome {
 	return h
 }
 
+// command is a shell run without a terminal in h's work directory and
+// environment.
+func (h completionHome) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = h.work, h.env
+	return cmd
+}
+
 // screen is an interactive shell running in a detached tmux session.
 type screen struct {
 	t    *testing.T
@@ -276,9 +284,7 @@ func TestCompletionZshNeedsCompinit(t *testing.T) {
 		t.Skip("no zsh here")
 	}
 	h := newCompletionHome(t)
-	cmd := exec.Command(zsh, "-f", "-c", zshSource)
-	cmd.Dir, cmd.Env = h.work, h.env
-	out, err := cmd.CombinedOutput()
+	out, err := h.command(zsh, "-f", "-c", zshSource).CombinedOutput()
 	want := `cairn completion: run "autoload -U compinit && compinit" before loading this script` + "\n"
 	if err != nil || string(out) != want {
 		t.Errorf("zsh -f -c 'source c.zsh': %v, %q; want %q", err, out, want)
@@ -303,9 +309,7 @@ func TestCompletionFish(t *testing.T) {
 		t.Skip("no fish here")
 	}
 	h := newCompletionHome(t)
-	install := exec.Command(fish, "--no-config", "-c", fishInstall)
-	install.Dir, install.Env = h.work, h.env
-	if out, err := install.CombinedOutput(); err != nil {
+	if out, err := h.command(fish, "--no-config", "-c", fishInstall).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v: %s", fishInstall, err, out)
 	}
 	for _, tc := range []struct{ line, want string }{
@@ -337,9 +341,7 @@ func TestCompletionFish(t *testing.T) {
 			if mode.name == "sourced" {
 				args = append([]string{"--no-config"}, args...)
 			}
-			cmd := exec.Command(fish, args...)
-			cmd.Dir, cmd.Env = h.work, h.env
-			out, err := cmd.Output()
+			out, err := h.command(fish, args...).Output()
 			if err != nil || string(out) != tc.want {
 				t.Errorf("%s: fish completes %q: %v\n%s\nwant\n%s", mode.name, tc.line, err, out, tc.want)
 			}
