@@ -58,6 +58,7 @@ type choice struct{ name, help string }
 // its value is.
 type flagSpec struct {
 	name, help string
+	short      string // "h" for -h, or ""
 	value      valueKind
 	enum       []string
 	xor        []string // the flags it excludes, with the dashes
@@ -100,10 +101,10 @@ func commandWords(nodes []cmdNode) []string {
 
 // grammar walks kong's model in a fixed order.
 func grammar(root *kong.Node) []cmdNode {
-	helpText := "Show help."
+	help := flagSpec{name: "help", help: "Show help."}
 	for _, f := range root.Flags {
 		if f.Name == "help" {
-			helpText = f.Help
+			help.help, help.short = f.Help, shortName(f.Short)
 		}
 	}
 	var nodes []cmdNode
@@ -138,7 +139,7 @@ func grammar(root *kong.Node) []cmdNode {
 			if f.Hidden {
 				continue
 			}
-			spec := flagSpec{name: f.Name, help: f.Help}
+			spec := flagSpec{name: f.Name, help: f.Help, short: shortName(f.Short)}
 			switch {
 			case f.IsBool():
 			case f.Enum != "":
@@ -157,7 +158,7 @@ func grammar(root *kong.Node) []cmdNode {
 			c.flags = append(c.flags, spec)
 		}
 		if !hasHelp {
-			c.flags = append(c.flags, flagSpec{name: "help", help: helpText})
+			c.flags = append(c.flags, help)
 		}
 		sort.Slice(c.flags, func(i, j int) bool { return c.flags[i].name < c.flags[j].name })
 		nodes = append(nodes, c)
@@ -170,6 +171,14 @@ func grammar(root *kong.Node) []cmdNode {
 	}
 	walk(root, "")
 	return nodes
+}
+
+// shortName is a flag's short name as a string ("" for none).
+func shortName(r rune) string {
+	if r == 0 {
+		return ""
+	}
+	return string(r)
 }
 
 // sharesGroup reports whether two flags are in one xor group.
@@ -340,7 +349,11 @@ func writeFish(w io.Writer, nodes []cmdNode) {
 			case otherValue:
 				value = " -x"
 			}
-			fmt.Fprintf(w, "complete -c cairn -n %s -l %s%s%s\n", q, f.name, value, fishDescription(f.help))
+			short := ""
+			if f.short != "" {
+				short = " -s " + f.short
+			}
+			fmt.Fprintf(w, "complete -c cairn -n %s%s -l %s%s%s\n", q, short, f.name, value, fishDescription(f.help))
 		}
 	}
 }
@@ -421,7 +434,7 @@ func writeZsh(w io.Writer, nodes []cmdNode) {
 			fmt.Fprint(w, "  _arguments")
 		}
 		for _, f := range n.flags {
-			fmt.Fprintf(w, " \\\n    %s", zshQuote(zshFlagSpec(f)))
+			fmt.Fprintf(w, " \\\n    %s", zshFlagSpec(f))
 		}
 		switch {
 		case len(n.subs) > 0:
@@ -495,18 +508,23 @@ func zshFunc(path string) string {
 	return strings.Join(append([]string{"_cairn"}, strings.Fields(path)...), "_")
 }
 
-// zshFlagSpec is f as an _arguments spec: exclusions, name, help, value.
+// zshFlagSpec is f as an _arguments spec, quoted: exclusions, name (both
+// names, by brace expansion, when it has a short one), help, value.
 func zshFlagSpec(f flagSpec) string {
-	var b strings.Builder
+	var exclude string
 	switch {
 	case f.name == "help" || f.name == "version":
-		b.WriteString("(- *)")
+		exclude = "(- *)"
 	case len(f.xor) > 0:
-		b.WriteString("(" + strings.Join(f.xor, " ") + ")")
+		exclude = "(" + strings.Join(f.xor, " ") + ")"
 	}
-	b.WriteString("--" + f.name)
+	equals := ""
 	if f.value != noValue {
-		b.WriteString("=")
+		equals = "="
+	}
+	var b strings.Builder
+	if f.short == "" {
+		b.WriteString(exclude + "--" + f.name + equals)
 	}
 	b.WriteString("[" + zshEscape(f.help, "[]") + "]")
 	switch f.value {
@@ -517,7 +535,10 @@ func zshFlagSpec(f flagSpec) string {
 	case otherValue:
 		b.WriteString(":" + f.name + ": ")
 	}
-	return b.String()
+	if f.short != "" {
+		return zshQuote(exclude) + "{-" + f.short + ",--" + f.name + equals + "}" + zshQuote(b.String())
+	}
+	return zshQuote(b.String())
 }
 
 // zshDescribed is a _describe entry, name:help.

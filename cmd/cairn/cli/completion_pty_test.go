@@ -269,6 +269,9 @@ func TestCompletionInteractiveZsh(t *testing.T) {
 			`(?m)^--json +-- Print the report as one JSON object`}},
 		{"cairn explain turn_", []string{"Tab"}, []string{
 			`(?m)^turn_failed +-- the turn ended with turn\.failed$`}},
+		{"cairn version -", []string{"Tab"}, []string{
+			`(?m)^--help +-h +-- Show context-sensitive help\.$`,
+			`(?m)^--json +-- Print the version as one JSON object\.$`}},
 		// One input flag excludes the others.
 		{"cairn eval protocol --codex-jsonl x --", []string{"Tab"}, []string{
 			`(?m)^--capture-authorized +--`, `(?m)^--json +--`}},
@@ -337,6 +340,8 @@ func TestCompletionFish(t *testing.T) {
 		{"cairn help eval ", "batch\tAudit many inputs of one format in one process, a report per input\n" +
 			"protocol\tAudit whether an agent really used its project-memory tools\n"},
 		{"cairn completion ", "bash\nfish\nzsh\n"},
+		{"cairn version -", "-h\tShow context-sensitive help\n--help\tShow context-sensitive help\n" +
+			"--json\tPrint the version as one JSON object\n"},
 	} {
 		for _, mode := range []struct{ name, prog string }{
 			{"sourced", fishSource + "; "},
