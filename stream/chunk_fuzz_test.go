@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"testing/iotest"
+
+	"github.com/cairn-audit/cairn/stream/streamtest"
 )
 
 // FuzzChunking reads arbitrary bytes with Lines and with Document, once in
@@ -28,9 +30,9 @@ func FuzzChunking(f *testing.F) {
 			case 0:
 				return iotest.OneByteReader(bytes.NewReader(in))
 			case 1:
-				return iotest.DataErrReader(&ckRandReader{b: in, r: rand.New(rand.NewPCG(seed, 0)), max: 5})
+				return iotest.DataErrReader(streamtest.RandReader(in, seed, 0, 5))
 			default:
-				return &ckRandReader{b: in, r: rand.New(rand.NewPCG(seed, 1)), max: 1 << (seed % 13)}
+				return streamtest.RandReader(in, seed, 1, 1<<(seed%13))
 			}
 		}
 		if got := ckLines(open()); got != wantLines {

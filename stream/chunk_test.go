@@ -17,59 +17,14 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
+
+	"github.com/cairn-audit/cairn/stream/streamtest"
 )
 
 // SPEC §3: what Lines and Document return — records, parts, record
 // numbers, byte counts, the error and the digest — depends only on the
 // input's bytes, never on how Reads deliver them. The guard, which both
 // share, is also compared with a reading of the whole input at once.
-
-// ckRandReader returns Reads of seeded random sizes from 0 to max bytes,
-// never two empty ones in a row (bufio gives up after 100).
-type ckRandReader struct {
-	b     []byte
-	r     *rand.Rand
-	max   int
-	empty bool
-}
-
-func (r *ckRandReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := r.r.IntN(r.max + 1)
-	if n == 0 && r.empty {
-		n = 1
-	}
-	r.empty = n == 0
-	n = min(n, len(p), len(r.b))
-	copy(p, r.b[:n])
-	r.b = r.b[n:]
-	return n, nil
-}
-
-// ckCutReader ends a Read at each of its offsets, in increasing order.
-type ckCutReader struct {
-	b    []byte
-	off  int
-	cuts []int
-}
-
-func (r *ckCutReader) Read(p []byte) (int, error) {
-	if r.off == len(r.b) {
-		return 0, io.EOF
-	}
-	for len(r.cuts) > 0 && r.cuts[0] <= r.off {
-		r.cuts = r.cuts[1:]
-	}
-	end := len(r.b)
-	if len(r.cuts) > 0 {
-		end = min(end, r.cuts[0])
-	}
-	n := copy(p, r.b[r.off:end])
-	r.off += n
-	return n, nil
-}
 
 type ckReader struct {
 	name string
@@ -82,9 +37,9 @@ func ckReaders(seed uint64) []ckReader {
 		{"one-byte", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }},
 		{"half", func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }},
 		{"data-err", func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) }},
-		{"random-3", func(b []byte) io.Reader { return &ckRandReader{b: b, r: rand.New(rand.NewPCG(seed, 1)), max: 3} }},
-		{"random-100", func(b []byte) io.Reader { return &ckRandReader{b: b, r: rand.New(rand.NewPCG(seed, 2)), max: 100} }},
-		{"random-64k", func(b []byte) io.Reader { return &ckRandReader{b: b, r: rand.New(rand.NewPCG(seed, 3)), max: 70000} }},
+		{"random-3", func(b []byte) io.Reader { return streamtest.RandReader(b, seed, 1, 3) }},
+		{"random-100", func(b []byte) io.Reader { return streamtest.RandReader(b, seed, 2, 100) }},
+		{"random-64k", func(b []byte) io.Reader { return streamtest.RandReader(b, seed, 3, 70000) }},
 	}
 }
 
@@ -261,7 +216,7 @@ func TestChunkingInvisible(t *testing.T) {
 		}
 		if edge {
 			for _, c := range edges[k-(len(ins)-len(edges))].cuts {
-				try(fmt.Sprintf("cut at %d", c), func() io.Reader { return &ckCutReader{b: in, cuts: []int{c}} })
+				try(fmt.Sprintf("cut at %d", c), func() io.Reader { return streamtest.CutReader(in, []int{c}) })
 			}
 		}
 		if fails > 20 {

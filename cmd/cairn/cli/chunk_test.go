@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"testing/iotest"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/cairn-audit/cairn/stream/streamtest"
 )
 
 // SPEC §3, standard input: the report depends only on the input's bytes,
@@ -38,54 +39,6 @@ type chunkReader struct {
 	open func(b []byte) io.Reader
 }
 
-// randReader returns Reads of seeded random sizes from 0 to max bytes
-// (never two empty Reads in a row: bufio gives up after 100).
-type randReader struct {
-	b     []byte
-	r     *rand.Rand
-	max   int
-	empty bool
-}
-
-func (r *randReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := r.r.IntN(r.max + 1)
-	if n == 0 && r.empty {
-		n = 1
-	}
-	r.empty = n == 0
-	n = min(n, len(p), len(r.b))
-	copy(p, r.b[:n])
-	r.b = r.b[n:]
-	return n, nil
-}
-
-// cutReader ends a Read at each of its offsets, in increasing order, and
-// otherwise returns as much as asked.
-type cutReader struct {
-	b    []byte
-	off  int
-	cuts []int
-}
-
-func (r *cutReader) Read(p []byte) (int, error) {
-	if r.off == len(r.b) {
-		return 0, io.EOF
-	}
-	end := len(r.b)
-	for len(r.cuts) > 0 && r.cuts[0] <= r.off {
-		r.cuts = r.cuts[1:]
-	}
-	if len(r.cuts) > 0 {
-		end = min(end, r.cuts[0])
-	}
-	n := copy(p, r.b[r.off:end])
-	r.off += n
-	return n, nil
-}
-
 func chunkReaders(seed uint64) []chunkReader {
 	return []chunkReader{
 		{"whole", func(b []byte) io.Reader { return bytes.NewReader(b) }},
@@ -93,13 +46,13 @@ func chunkReaders(seed uint64) []chunkReader {
 		{"half", func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }},
 		{"data-err", func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) }},
 		{"random-2", func(b []byte) io.Reader {
-			return &randReader{b: b, r: rand.New(rand.NewPCG(seed, 1)), max: 2}
+			return streamtest.RandReader(b, seed, 1, 2)
 		}},
 		{"random-7", func(b []byte) io.Reader {
-			return &randReader{b: b, r: rand.New(rand.NewPCG(seed, 2)), max: 7}
+			return streamtest.RandReader(b, seed, 2, 7)
 		}},
 		{"random-4k", func(b []byte) io.Reader {
-			return iotest.HalfReader(&randReader{b: b, r: rand.New(rand.NewPCG(seed, 3)), max: 4096})
+			return iotest.HalfReader(streamtest.RandReader(b, seed, 3, 4096))
 		}},
 	}
 }
@@ -308,7 +261,7 @@ func TestStdinChunkingIsInvisible(t *testing.T) {
 					cr := readers[fixed+(2*k+f)%(len(readers)-fixed)]
 					check(cr.name, cr.open(in.data))
 					for _, cuts := range in.cuts {
-						check(fmt.Sprintf("cut at %v", cuts), &cutReader{b: in.data, cuts: cuts})
+						check(fmt.Sprintf("cut at %v", cuts), streamtest.CutReader(in.data, cuts))
 					}
 				}
 			}
