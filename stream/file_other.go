@@ -106,14 +106,10 @@ func resolve(start, path string) (string, fs.FileInfo, error) {
 			continue
 		}
 		cur = filepath.Join(cur, part)
-		fi, err := os.Lstat(cur)
+		fi, bad := lstat(cur)
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return "", nil, audit.Invalid(audit.InputNotFound, -1, err)
-		case err != nil:
-			return "", nil, audit.Invalid(audit.InputUnreadable, -1, err)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return "", nil, audit.Invalid(audit.InputSymlink, -1, nil)
+		case bad != nil:
+			return "", nil, bad
 		case !fi.IsDir():
 			return "", nil, audit.Invalid(audit.InputNotFound, -1, nil)
 		}
@@ -123,14 +119,10 @@ func resolve(start, path string) (string, fs.FileInfo, error) {
 		return "", nil, audit.Invalid(audit.InputNotRegular, -1, nil)
 	}
 	cur = filepath.Join(cur, name)
-	fi, err := os.Lstat(cur)
+	fi, bad := lstat(cur)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", nil, audit.Invalid(audit.InputNotFound, -1, err)
-	case err != nil:
-		return "", nil, audit.Invalid(audit.InputUnreadable, -1, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return "", nil, audit.Invalid(audit.InputSymlink, -1, nil)
+	case bad != nil:
+		return "", nil, bad
 	case !fi.Mode().IsRegular():
 		return "", nil, audit.Invalid(audit.InputNotRegular, -1, nil)
 	case fi.Size() > MaxBytes:
@@ -139,7 +131,21 @@ func resolve(start, path string) (string, fs.FileInfo, error) {
 	return cur, fi, nil
 }
 
-// Read reads the file, counting the bytes.
+// lstat is os.Lstat of one name of the walk, with its failures as codes:
+// missing, unreadable, or a symbolic link.
+func lstat(path string) (fs.FileInfo, *audit.InputError) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, audit.Invalid(audit.InputNotFound, -1, err)
+	case err != nil:
+		return nil, audit.Invalid(audit.InputUnreadable, -1, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, audit.Invalid(audit.InputSymlink, -1, nil)
+	}
+	return fi, nil
+}
+
 // SizeError is input_too_large with the file's size, which the report
 // still gives (SPEC §3: input.bytes is a file's size).
 type SizeError struct {
