@@ -49,7 +49,7 @@ func TestPrivacyNoInputContent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	leaks := g.windows()
+	leaks := g.windows(privWindow)
 	for i, tc := range cases {
 		path := paths[i]
 		for _, fromFile := range []bool{true, false} {
@@ -168,7 +168,7 @@ func TestPrivacyArgumentsNotEchoed(t *testing.T) {
 		{"gate off json", []string{"eval", "protocol", "--json", "--codex-jsonl", missing}, "off", 0},
 		{"explain unknown", []string{"explain", c()}, "", 2},
 	}
-	leaks := g.windows()
+	leaks := g.windows(privWindow)
 	for _, tc := range tests {
 		code, stdout, stderr := privRunEnv(tc.args, nil, tc.env)
 		privNoLeak(t, tc.name, leaks, stdout, stderr)
@@ -210,9 +210,9 @@ func privRunEnv(args []string, stdin []byte, gate string) (int, []byte, []byte) 
 	return code, stdout.Bytes(), stderr.Bytes()
 }
 
-// privNoLeak fails when stdout or stderr holds "cnry" or any 8-character
-// window of a canary's random part.
-func privNoLeak(t *testing.T, name string, leaks map[string]bool, stdout, stderr []byte) {
+// privNoLeak fails when stdout or stderr holds "cnry" or any of leaks'
+// windows of a canary's random part.
+func privNoLeak(t *testing.T, name string, leaks leakWindows, stdout, stderr []byte) {
 	t.Helper()
 	for _, out := range []struct {
 		stream string
@@ -221,9 +221,9 @@ func privNoLeak(t *testing.T, name string, leaks map[string]bool, stdout, stderr
 		if i := bytes.Index(out.b, []byte(privPrefix)); i >= 0 {
 			t.Fatalf("%s: %s repeats a canary: %q", name, out.stream, out.b[i:min(len(out.b), i+20)])
 		}
-		for i := 0; i+privWindow <= len(out.b); i++ {
-			if leaks[string(out.b[i:i+privWindow])] {
-				t.Fatalf("%s: %s holds a piece of a canary: %q in\n%s", name, out.stream, out.b[i:i+privWindow], out.b)
+		for i := 0; i+leaks.n <= len(out.b); i++ {
+			if leaks.set[string(out.b[i:i+leaks.n])] {
+				t.Fatalf("%s: %s holds a piece of a canary: %q in\n%s", name, out.stream, out.b[i:i+leaks.n], out.b)
 			}
 		}
 	}
@@ -254,13 +254,19 @@ func (g *privGen) c() string {
 	return string(b)
 }
 
-// windows returns every 8-character window of the canaries' random parts.
-func (g *privGen) windows() map[string]bool {
-	w := map[string]bool{}
+// leakWindows are the n-letter windows of the canaries' random parts.
+type leakWindows struct {
+	n   int
+	set map[string]bool
+}
+
+// windows returns every n-letter window of the canaries' random parts.
+func (g *privGen) windows(n int) leakWindows {
+	w := leakWindows{n, map[string]bool{}}
 	for _, c := range g.canaries {
 		rnd := c[len(privPrefix):]
-		for i := 0; i+privWindow <= len(rnd); i++ {
-			w[rnd[i:i+privWindow]] = true
+		for i := 0; i+n <= len(rnd); i++ {
+			w.set[rnd[i:i+n]] = true
 		}
 	}
 	return w
