@@ -87,6 +87,12 @@ func (n cmdNode) words() []string {
 	return out
 }
 
+// describedValues reports whether n's positional values come with help
+// texts (report codes), which zsh lists with _describe.
+func (n cmdNode) describedValues() bool {
+	return len(n.values) > 0 && n.values[0].help != ""
+}
+
 // commandWords names the top-level commands but help (nodes[0] is the
 // root: grammar walks it first).
 func commandWords(nodes []cmdNode) []string {
@@ -411,14 +417,13 @@ func writeZsh(w io.Writer, nodes []cmdNode) {
 	fmt.Fprintln(w, "# Save it as _cairn in a directory of $fpath before compinit runs, or")
 	fmt.Fprintln(w, "# source it after compinit: source <(cairn completion zsh)")
 	for _, n := range nodes {
-		fn := zshFunc(n.path)
-		fmt.Fprintf(w, "\n%s() {\n", fn)
+		fmt.Fprintf(w, "\n%s() {\n", zshFunc(n.path))
 		if n.commands {
 			writeZshHelp(w, nodes)
 			fmt.Fprintln(w, "}")
 			continue
 		}
-		if len(n.values) > 0 && n.values[0].help != "" {
+		if n.describedValues() {
 			fmt.Fprintln(w, "  local -a codes=(")
 			for _, v := range n.values {
 				fmt.Fprintf(w, "    %s\n", zshQuote(zshDescribed(v)))
@@ -455,7 +460,7 @@ func writeZsh(w io.Writer, nodes []cmdNode) {
 			fmt.Fprintln(w, "      esac ;;")
 			fmt.Fprintln(w, "  esac")
 			fmt.Fprintln(w, "  return ret")
-		case len(n.values) > 0 && n.values[0].help != "":
+		case n.describedValues():
 			fmt.Fprint(w, " \\\n    '1::report code:{_describe -t codes \"report code\" codes}'\n")
 		case len(n.values) > 0:
 			var vs []string
