@@ -73,6 +73,8 @@ const (
 	CaptureTruncated
 	MessageAborted
 	MessageSuperseded
+	CallInputUnknown
+	SubagentEvidenceMissing
 
 	// inconclusive: checks
 	DispatchOrderUnknown
@@ -148,18 +150,20 @@ var codeTable = [numCodes]codeInfo{
 	OrphanResult:             {"orphan_result", KindInvalid, "a tool result names a call_id that was never invoked before it", "audit the complete trajectory; do not remove events"},
 	DuplicateResult:          {"duplicate_result", KindInvalid, "a call_id has a second tool result", "audit the trajectory as exported; each call has one result"},
 
-	TurnIncomplete:        {"turn_incomplete", KindEvidence, "the export ends without turn.completed or turn.failed (an interrupted run)", "export a run that finished; an interrupted turn cannot be certified"},
-	TurnFailed:            {"turn_failed", KindEvidence, "the turn ended with turn.failed", "rerun the task; a failed turn cannot be certified"},
-	UnknownRecord:         {"unknown_record", KindEvidence, "a record or event kind is not in the supported contract", "check the exporter version; unknown records cannot be certified"},
-	UnknownField:          {"unknown_field", KindEvidence, "a member name or enum value is not in the supported contract", "check the exporter version; unknown fields cannot be certified"},
-	UnknownItemType:       {"unknown_item_type", KindEvidence, "an item type is not in the supported contract; it counts as an opaque call", "check the codex version; the audit accepts the Codex CLI 0.125.0 contract"},
-	CallIncomplete:        {"call_incomplete", KindEvidence, "a call has no final result", "export a run whose calls all finished"},
-	TerminalOnlyCall:      {"terminal_only_call", KindEvidence, "a call appears only at completion, so its dispatch order is unknown", "export with a codex version that prints item.started for tool calls"},
-	SequenceGap:           {"sequence_gap", KindEvidence, "event sequence numbers skip a value (or do not start at 0)", "export the complete trajectory; events appear to be missing"},
-	UnknownRecordsOmitted: {"unknown_records_omitted", KindEvidence, "the capture omitted unknown records", "upgrade the capture so that it keeps every record"},
-	CaptureTruncated:      {"capture_truncated", KindEvidence, "the capture says it was truncated", "capture the whole session"},
-	MessageAborted:        {"message_aborted", KindEvidence, "a model message was cut off (aborted, or a tool input left unparsed after max_tokens), so a call's input is unknown", "rerun the task with a larger output limit; a cut-off call cannot be certified"},
-	MessageSuperseded:     {"message_superseded", KindEvidence, "the CLI retracted earlier records (calls that ran included)", "export a run in which no message was superseded"},
+	TurnIncomplete:          {"turn_incomplete", KindEvidence, "the export ends without turn.completed or turn.failed (an interrupted run)", "export a run that finished; an interrupted turn cannot be certified"},
+	TurnFailed:              {"turn_failed", KindEvidence, "the turn ended with turn.failed", "rerun the task; a failed turn cannot be certified"},
+	UnknownRecord:           {"unknown_record", KindEvidence, "a record or event kind is not in the supported contract", "check the exporter version; unknown records cannot be certified"},
+	UnknownField:            {"unknown_field", KindEvidence, "a member name or enum value is not in the supported contract", "check the exporter version; unknown fields cannot be certified"},
+	UnknownItemType:         {"unknown_item_type", KindEvidence, "an item type is not in the supported contract; it counts as an opaque call", "check the codex version; the audit accepts the Codex CLI 0.125.0 contract"},
+	CallIncomplete:          {"call_incomplete", KindEvidence, "a call has no final result", "export a run whose calls all finished"},
+	TerminalOnlyCall:        {"terminal_only_call", KindEvidence, "a call appears only at completion, so its dispatch order is unknown", "export with a codex version that prints item.started for tool calls"},
+	SequenceGap:             {"sequence_gap", KindEvidence, "event sequence numbers skip a value (or do not start at 0)", "export the complete trajectory; events appear to be missing"},
+	UnknownRecordsOmitted:   {"unknown_records_omitted", KindEvidence, "the capture omitted unknown records", "upgrade the capture so that it keeps every record"},
+	CaptureTruncated:        {"capture_truncated", KindEvidence, "the capture says it was truncated", "capture the whole session"},
+	MessageAborted:          {"message_aborted", KindEvidence, "a model message was cut off (aborted, or a tool input left unparsed after max_tokens), so a call's input is unknown", "rerun the task with a larger output limit; a cut-off call cannot be certified"},
+	MessageSuperseded:       {"message_superseded", KindEvidence, "the CLI retracted earlier records (calls that ran included)", "export a run in which no message was superseded"},
+	CallInputUnknown:        {"call_input_unknown", KindEvidence, "the CLI replaced a call's input (it refused a tool it did not offer), so the call's arguments are unknown", "offer the agent the tools it calls; a call with unknown arguments cannot be certified"},
+	SubagentEvidenceMissing: {"subagent_evidence_missing", KindEvidence, "a sub-agent ran whose calls the input does not hold", "audit the sub-agent's own session too; its calls cannot be seen here"},
 
 	DispatchOrderUnknown:        {"dispatch_order_unknown", KindCheck, "the first dispatched call cannot be established", "export a complete run in which every call has its start record"},
 	SearchResultMissing:         {"search_result_missing", KindCheck, "a project search has no final result", "export a run whose searches finished"},
