@@ -88,11 +88,12 @@ func reportSchema() obj {
 		"checks": nullable(closed([]string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"}, obj{
 			"evidence_complete": checkSchema(codesOfKind(KindEvidence)...),
 			// An absence not proven is inconclusive with the codes that
-			// cut the evidence short (SPEC §6).
+			// cut the evidence short (SPEC §6); a fail of either check is
+			// memory_server_unavailable when the server was not there.
 			"memory_first": checkSchema(append([]Code{DispatchOrderUnknown, ToolBeforeProjectSearch,
-				FirstSearchNotProjectScoped, ProjectSearchAbsent}, absenceCut.list()...)...),
+				FirstSearchNotProjectScoped, ProjectSearchAbsent, MemoryServerUnavailable}, absenceCut.list()...)...),
 			"retrieval_result": checkSchema(append([]Code{ProjectSearchAbsent, SearchResultMissing,
-				SearchResultError, SearchResultUninterpretable}, absenceCut.list()...)...),
+				SearchResultError, SearchResultUninterpretable, MemoryServerUnavailable}, absenceCut.list()...)...),
 			"direct_write_boundary": checkSchema(DestructiveMutation, DirectMutationUnauthorized, OpaqueToolEffects,
 				CaptureAuthorizationAsserted),
 		})),

@@ -22,8 +22,9 @@ type realVerdict struct {
 // TestRealCodexCaptures audits every stream printed by a real codex binary
 // (testdata/codex/real/VERSION, made by scripts/codex-real/run.sh) and
 // checks the verdict its want.json gives: status, exit code and every
-// check's state and codes, exactly. A capture without a verdict, or a
-// verdict without its capture, fails.
+// check's state and codes, exactly; every report must also match
+// docs/report.schema.json. A capture without a verdict, or a verdict
+// without its capture, fails.
 func TestRealCodexCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/codex/real", "--codex-jsonl", []string{"0.125.0", "0.171.0"})
 }
@@ -31,6 +32,7 @@ func TestRealCodexCaptures(t *testing.T) {
 // runRealCaptures is TestRealCodexCaptures for the captures under root,
 // audited with flag; each version of need must be there.
 func runRealCaptures(t *testing.T, root, flag string, need []string) {
+	schema := reportSchema(t)
 	dirs, err := filepath.Glob(filepath.Join(root, "*", "want.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,7 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 				if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 					t.Fatalf("exit %d, stdout is not a report: %v\n%s%s", code, err, stdout, stderr)
 				}
+				validate(t, schema, version+"/"+name, []byte(stdout))
 				if code != wv.ExitCode || got.Status != wv.Status || got.ExitCode != wv.ExitCode {
 					t.Errorf("got %s (exit %d, report %d), want %s (exit %d)\n%s", got.Status, code, got.ExitCode, wv.Status, wv.ExitCode, stdout)
 				}
