@@ -65,8 +65,9 @@ type Event struct {
 	ProjectScoped bool
 	TerminalOnly  bool
 	UnknownType   bool
-	// SubAgent: a sub-agent's call, which memory_first does not look at
-	// (SPEC §9). ScopeUnknown: its input was cut off (message_aborted), so
+	// SubAgent: a call the main agent's own turn did not make (a
+	// sub-agent's, or a program's: Claude Code's non-direct caller), which
+	// memory_first does not look at (SPEC §9). ScopeUnknown: its input was cut off (message_aborted), so
 	// it is no project search, and as the first call it leaves memory_first
 	// inconclusive. NoResult: a call that gets no result of its own (a
 	// server tool), never incomplete.

@@ -52,6 +52,7 @@ const (
 	claudeUser       = "user"
 	claudeResult     = "result"
 	claudeToolUse    = "assistant.tool_use"
+	claudeCaller     = "assistant.tool_use.caller"
 	claudeToolResult = "user.tool_result"
 )
 
@@ -61,7 +62,7 @@ func ClaudePlaces() []string {
 		"type", "system", "system.subtype", claudeInit, "init.mcp_servers", "init.mcp_servers[]",
 		claudeAssistant, "assistant.message", "assistant.message.content", "assistant.message.content[]",
 		"assistant.parent_tool_use_id", claudeToolUse, "assistant.tool_use.id", "assistant.tool_use.name",
-		"assistant.tool_use.input", "assistant.server_tool_use",
+		"assistant.tool_use.input", claudeCaller, "assistant.server_tool_use",
 		claudeUser, "user.message", "user.message.content", "user.message.content[]",
 		claudeToolResult, "user.tool_result.tool_use_id", "user.tool_result.content", "user.tool_result.is_error",
 		claudeResult, "result.subtype", "result.is_error", "result.terminal_reason",
@@ -73,7 +74,7 @@ type claudeCall struct {
 	ref       int
 	result    bool
 	discovery bool // ToolSearch: its result is not judged
-	server    bool // server_tool_use: no result of its own
+	agent     bool // Agent or Task: the only calls that start a sub-agent
 }
 
 // Claude feeds the records of a Claude Code stream, one at a time, to the
@@ -328,9 +329,10 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 	}
 	sub := stream.TypeOf(parent) == stream.String
 	if sub {
-		if _, ok := c.calls[lifecycle.KeyOf(stream.Unquote(parent))]; !ok {
-			// A sub-agent whose parent call was never seen: its calls may
-			// have come before the main agent's first one.
+		if call := c.calls[lifecycle.KeyOf(stream.Unquote(parent))]; !call.agent {
+			// A sub-agent no Agent or Task call started (its parent was
+			// never seen, or is another tool): its calls may have come
+			// before the main agent's first one.
 			c.engine.HideOrder(c.n, claudeAssistant)
 		}
 	}
@@ -348,26 +350,23 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 	if aborted {
 		c.note(audit.MessageAborted, claudeAssistant)
 	}
-	if apiError {
-		// The CLI's own notice of an API error: a stream error, not
-		// narration; its text is not kept.
-		return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeAssistant})
-	}
 	var err error
 	stream.Elements(content, func(block []byte) bool {
-		err = c.assistantBlock(block, sub, aborted)
+		err = c.assistantBlock(block, sub, aborted, apiError)
 		return err == nil
 	})
 	return err
 }
 
 // assistantBlock takes one content block of an assistant record; aborted
-// says the record was cut off, so a call's input is unknown.
-func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
+// says the record was cut off, so a call's input is unknown; apiError that
+// it is the CLI's own notice of an API error, whose text is a stream error
+// rather than narration. Neither flag hides a block (SPEC §9).
+func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error {
 	if stream.TypeOf(block) != stream.Object {
 		return c.violation("assistant.message.content[]")
 	}
-	var typ, id, name, input []byte
+	var typ, id, name, input, caller []byte
 	unknown := false
 	stream.Members(block, func(n, v []byte) bool {
 		switch string(n) {
@@ -379,6 +378,8 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
 			name = v
 		case "input":
 			input = v
+		case "caller":
+			caller = v
 		default:
 			unknown = true
 		}
@@ -389,6 +390,9 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
 	}
 	switch stream.Text(typ) {
 	case "text":
+		if apiError {
+			return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeAssistant})
+		}
 		return c.add(audit.Event{Kind: audit.EventNarration, Where: claudeAssistant})
 	case "thinking", "redacted_thinking":
 		return c.add(audit.Event{Kind: audit.EventReasoning, Where: claudeAssistant})
@@ -413,6 +417,10 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
 	case input == nil:
 		return c.violation("assistant.tool_use.input")
 	}
+	programmatic, ok := callerProgrammatic(caller)
+	if !ok {
+		return c.violation(claudeCaller)
+	}
 	k := lifecycle.KeyOf(stream.Unquote(id))
 	if _, dup := c.calls[k]; dup {
 		return c.invalid(audit.DuplicateCallID, "assistant.tool_use.id")
@@ -424,8 +432,10 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
 		return c.add(audit.Event{Kind: audit.EventDiscovery, Where: claudeToolUse})
 	}
 	ref := c.nextRef()
-	c.calls[k] = claudeCall{ref: ref}
-	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub, Where: claudeToolUse, Tool: claudeTool(tool)}
+	c.calls[k] = claudeCall{ref: ref, agent: string(tool) == "Agent" || string(tool) == "Task"}
+	// A program's call (code execution), like a sub-agent's, is not the
+	// main agent's own: memory_first does not look at it.
+	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub || programmatic, Where: claudeToolUse, Tool: claudeTool(tool)}
 	switch {
 	case aborted:
 		ev.ScopeUnknown = true // the record was cut off: so was its input
@@ -437,6 +447,28 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted bool) error {
 		ev.ProjectScoped = projectScoped(input)
 	}
 	return c.add(ev)
+}
+
+// callerProgrammatic reads a tool_use's caller (nil when absent): whether
+// a program the model ran made the call (caller.type not "direct"), and
+// false for ok when caller is not an object with a string type. Its other
+// members (the API names the calling tool) are not judged.
+func callerProgrammatic(caller []byte) (programmatic, ok bool) {
+	if caller == nil {
+		return false, true
+	}
+	var typ []byte
+	stream.Members(caller, func(n, v []byte) bool {
+		if string(n) == "type" {
+			typ = v
+			return false
+		}
+		return true
+	})
+	if stream.TypeOf(caller) != stream.Object || stream.TypeOf(typ) != stream.String {
+		return false, false
+	}
+	return !stream.TextIs(typ, "direct"), true
 }
 
 func (c *Claude) nextRef() int {

@@ -537,6 +537,18 @@ func (g *pcGen) block(b *pcNode) {
 			if g.v.keepCatalog && m.val.kind == 's' && (m.val.str == "ToolSearch" || pcCatalogTool(m.val.str)) {
 				continue
 			}
+		case `"caller"`:
+			// Whether a program made the call: its type stays in the
+			// variant that keeps the semantics.
+			if g.v.sameVerdict && m.val.kind == 'o' {
+				for _, cm := range m.val.members {
+					if cm.name != `"type"` {
+						g.value2(cm.val, 5)
+					}
+				}
+				g.inject(m.val)
+				continue
+			}
 		case `"content"`:
 			if m.val.kind == 'a' {
 				// Content blocks of a tool result: their types stay.

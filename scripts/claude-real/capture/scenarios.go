@@ -197,7 +197,7 @@ func allScenarios() []*scenario {
 		{
 			name:  "tool-use-extra-member",
 			about: "the perfect run, but the mock's tool_use blocks carry an extra member `caller: {type: direct}` (as the API adds for programmatic tool calling): the CLI passes it through verbatim",
-			why:   "tool_use blocks are closed over type/id/name/input (§9): the extra member is unknown_field, so evidence_complete is inconclusive; unknown_field does not hide the dispatch order, so memory_first and retrieval_result still pass",
+			why:   "caller is a contract member of tool_use (SPEC v3 §9): a direct caller is the model's own call, so the run passes every check like the perfect run",
 			main: []step{
 				one(block{id: "toolu_01TsCa", name: "ToolSearch", input: o("query", "select:"+mt(cm, "memory_search"), "max_results", 1), extra: o("caller", o("type", "direct"))}),
 				one(block{id: "toolu_01SearchCa", name: mt(cm, "memory_search"), input: o("query", "release ledger", "scope", "project"), extra: o("caller", o("type", "direct"))}),
