@@ -152,3 +152,46 @@ func TestLimitTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyMatchesSpec checks the policy document and its two digests
+// against SPEC §6.5, which writes them out, and pins the digests here too:
+// a change to the catalog, the servers or the canonical form changes every
+// report's policy.sha256.
+func TestPolicyMatchesSpec(t *testing.T) {
+	b, err := os.ReadFile("../docs/SPEC.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "### 6.5 The catalog (policy)")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	if !ok {
+		t.Fatal("SPEC has no §6.5")
+	}
+	doc := regexp.MustCompile("(?s)```json\n(.*?)\n```").FindStringSubmatch(sec)
+	digests := regexp.MustCompile("`([0-9a-f]{64})`").FindAllStringSubmatch(sec, -1)
+	if doc == nil || len(digests) != 2 {
+		t.Fatalf("§6.5: want one JSON document and two digests, got %d digests", len(digests))
+	}
+	const (
+		without = "aeddfa650c0a0cbf4a3120e9d6cd20b32d540646f915c123ea7ac1bbe3207c18"
+		with    = "f638ee0b446a711134bffc295cc0f55cd899dc315257a30f6bf781dab1ffd476"
+	)
+	if digests[0][1] != without || digests[1][1] != with {
+		t.Errorf("§6.5 digests %s, %s; want %s, %s", digests[0][1], digests[1][1], without, with)
+	}
+	if got := string(PolicyJSON(false)); got != doc[1] {
+		t.Errorf("PolicyJSON(false):\n got %s\nwant %s", got, doc[1])
+	}
+	asserted := strings.Replace(doc[1], `"capture_authorized":false`, `"capture_authorized":true`, 1)
+	if got := string(PolicyJSON(true)); got != asserted {
+		t.Errorf("PolicyJSON(true):\n got %s\nwant %s", got, asserted)
+	}
+	for _, tc := range []struct {
+		capture bool
+		want    string
+	}{{false, without}, {true, with}} {
+		if got := PolicyDigest(tc.capture); got != tc.want {
+			t.Errorf("PolicyDigest(%v) = %s, want %s", tc.capture, got, tc.want)
+		}
+	}
+}
