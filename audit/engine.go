@@ -30,6 +30,10 @@ const (
 	// EventDiscovery is tool discovery (Claude Code's ToolSearch): neither
 	// a call nor an effect, counted in tool_discovery only (SPEC §9).
 	EventDiscovery
+	// EventBookkeeping is a call of the CLI's own that neither acts nor
+	// discovers (Gemini CLI's update_topic): counted in bookkeeping only
+	// (SPEC §7.1, §11).
+	EventBookkeeping
 )
 
 // Outcome is how a call ended.
@@ -94,6 +98,7 @@ type Counts struct {
 	UnknownRecords   int `json:"unknown_records"`
 	IncompleteCalls  int `json:"incomplete_calls"`
 	ToolDiscovery    int `json:"tool_discovery"`
+	Bookkeeping      int `json:"bookkeeping"`
 }
 
 type pending struct {
@@ -211,6 +216,8 @@ func (e *Engine) Add(ev Event) Code {
 		e.counts.StreamErrors++
 	case EventDiscovery:
 		e.counts.ToolDiscovery++
+	case EventBookkeeping:
+		e.counts.Bookkeeping++
 	case EventUnknown:
 		e.counts.UnknownRecords = satAdd(e.counts.UnknownRecords, 1)
 		e.evidence.add(UnknownRecord)

@@ -599,7 +599,7 @@ func TestReportJSONShape(t *testing.T) {
 		`{"schema":"cairn.eval.protocol/v1","enabled":true,"status":"pass","exit_code":0,"input":{"format":"codex-jsonl","source":"file","harness":"codex","sha256":"0000`,
 		`","bytes":0,"records":0,"events":0},"policy":{"catalog":"cairn-memory/1","capture_authorized":true,"sha256":"` + PolicyDigest(true) + `"}`,
 		`,"checks":{"evidence_complete":{"state":"pass","codes":[]},"memory_first":{"state":"pass","codes":[]},"retrieval_result":{"state":"pass","codes":[]},"direct_write_boundary":{"state":"pass","codes":[]}}`,
-		`,"counts":{"calls":1,"memory_calls":1,"project_searches":1,"mutation_attempts":0,"opaque_calls":0,"narration":0,"reasoning":0,"stream_errors":0,"unknown_records":0,"incomplete_calls":0,"tool_discovery":0}`,
+		`,"counts":{"calls":1,"memory_calls":1,"project_searches":1,"mutation_attempts":0,"opaque_calls":0,"narration":0,"reasoning":0,"stream_errors":0,"unknown_records":0,"incomplete_calls":0,"tool_discovery":0,"bookkeeping":0}`,
 		`,"findings":[],"error":null,"limitations":["task_quality_not_certified","indirect_effects_not_certified","input_not_authenticated","capture_authorization_asserted_by_caller"]}`,
 	}
 	rest := s

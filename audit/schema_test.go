@@ -49,7 +49,7 @@ func reportSchema() obj {
 	digest := obj{"type": "string", "pattern": "^[0-9a-f]{64}$"}
 	count := obj{"type": "integer", "minimum": 0}
 	countNames := []string{"calls", "memory_calls", "project_searches", "mutation_attempts", "opaque_calls",
-		"narration", "reasoning", "stream_errors", "unknown_records", "incomplete_calls", "tool_discovery"}
+		"narration", "reasoning", "stream_errors", "unknown_records", "incomplete_calls", "tool_discovery", "bookkeeping"}
 	counts := obj{}
 	for _, n := range countNames {
 		counts[n] = count

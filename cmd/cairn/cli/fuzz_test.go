@@ -234,7 +234,7 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 	if rep.Input.Format != format || rep.Input.Source != "stdin" || !wantHarness[harness] {
 		t.Fatalf("input %+v, harness %s", rep.Input, harness)
 	}
-	if len(rep.Counts) != 11 || len(rep.Limitations) != 3 || rep.Findings == nil {
+	if len(rep.Counts) != 12 || len(rep.Limitations) != 3 || rep.Findings == nil {
 		t.Fatalf("counts %v, limitations %v", rep.Counts, rep.Limitations)
 	}
 	if rep.Status == "invalid" {

@@ -50,8 +50,8 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 	c := r.Counts
 	fmt.Fprintf(w, "%-22s calls %d: memory %d (project searches %d, mutation attempts %d), opaque %d, incomplete %d\n",
 		"counts", c.Calls, c.MemoryCalls, c.ProjectSearches, c.MutationAttempts, c.OpaqueCalls, c.IncompleteCalls)
-	fmt.Fprintf(w, "%-22s narration %d, reasoning %d, stream errors %d, unknown records %d, tool discovery %d\n",
-		"", c.Narration, c.Reasoning, c.StreamErrors, c.UnknownRecords, c.ToolDiscovery)
+	fmt.Fprintf(w, "%-22s narration %d, reasoning %d, stream errors %d, unknown records %d, tool discovery %d, bookkeeping %d\n",
+		"", c.Narration, c.Reasoning, c.StreamErrors, c.UnknownRecords, c.ToolDiscovery, c.Bookkeeping)
 	if r.Error != nil {
 		where := recordText(in.Format, r.Error.Record)
 		if r.Error.Where != nil {
