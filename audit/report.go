@@ -86,10 +86,11 @@ func DisabledReport() Disabled {
 	return Disabled{Schema: Schema, Enabled: false, Status: StatusDisabled}
 }
 
-// Format names of the inputs.
+// Format names of the inputs (the rows of protocol.Formats).
 const (
 	FormatCodex      = "codex-jsonl"
 	FormatClaude     = "claude-jsonl"
+	FormatGemini     = "gemini-jsonl"
 	FormatTrajectory = "trajectory"
 )
 

@@ -1,18 +1,22 @@
-package audit
+package audit_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/protocol"
+	"github.com/cairn-audit/cairn/normalize"
 )
 
-// schemaPath is where the JSON Schema of the report ships.
+// schemaPath is where the JSON audit.Schema of the report ships.
 const schemaPath = "../docs/report.schema.json"
 
 type obj = map[string]any
 
-func names(cs ...Code) []string {
+func names(cs ...audit.Code) []string {
 	s := make([]string, len(cs))
 	for i, c := range cs {
 		s[i] = c.String()
@@ -20,9 +24,9 @@ func names(cs ...Code) []string {
 	return s
 }
 
-func codesOfKind(k Kind) []Code {
-	var cs []Code
-	for _, c := range Codes() {
+func codesOfKind(k audit.Kind) []audit.Code {
+	var cs []audit.Code
+	for _, c := range audit.Codes() {
 		if c.Kind() == k {
 			cs = append(cs, c)
 		}
@@ -36,7 +40,7 @@ func closed(required []string, props obj) obj {
 
 func nullable(s obj) obj { return obj{"oneOf": []any{obj{"type": "null"}, s}} }
 
-func checkSchema(codes ...Code) obj {
+func checkSchema(codes ...audit.Code) obj {
 	return closed([]string{"state", "codes"}, obj{
 		"state": obj{"enum": []string{"pass", "fail", "inconclusive"}},
 		"codes": obj{"type": "array", "uniqueItems": true, "items": obj{"enum": names(codes...)}},
@@ -57,23 +61,45 @@ func reportSchema() obj {
 	// A place of the contract's vocabulary: a record, item or event type,
 	// or a path of member names, "[]" marking an array's elements.
 	where := obj{"type": "string", "pattern": `^[a-z_]+(\[\])?(\.[a-z_]+(\[\])?)*$`}
-	reportable := []Code{}
-	for _, c := range Codes() {
+	// The formats and harnesses are the format table's (SPEC §14.3), a
+	// trajectory's harness one of those its harness member may name.
+	var formatNames []string
+	harnesses := []any{}
+	addHarness := func(h string) {
+		for _, have := range harnesses {
+			if have == h {
+				return
+			}
+		}
+		harnesses = append(harnesses, h)
+	}
+	for _, f := range protocol.Formats() {
+		formatNames = append(formatNames, f.Name)
+		if f.Harness != "" {
+			addHarness(f.Harness)
+		}
+	}
+	for _, h := range normalize.Harnesses {
+		addHarness(h)
+	}
+	harnesses = append(harnesses, nil)
+	reportable := []audit.Code{}
+	for _, c := range audit.Codes() {
 		switch c.Kind() {
-		case KindEvidence, KindCheck, KindFail, KindInformational:
+		case audit.KindEvidence, audit.KindCheck, audit.KindFail, audit.KindInformational:
 			reportable = append(reportable, c)
 		}
 	}
 	members := []string{"schema", "enabled", "status", "exit_code", "input", "policy", "checks", "counts", "findings", "error", "limitations"}
 	enabled := closed(members, obj{
-		"schema":    obj{"const": Schema},
+		"schema":    obj{"const": audit.Schema},
 		"enabled":   obj{"const": true},
 		"status":    obj{"enum": []string{"pass", "fail", "inconclusive", "invalid"}},
 		"exit_code": obj{"enum": []int{0, 1, 2, 3}},
 		"input": closed([]string{"format", "source", "harness", "sha256", "bytes", "records", "events"}, obj{
-			"format":  obj{"enum": []string{FormatCodex, FormatClaude, FormatTrajectory}},
+			"format":  obj{"enum": formatNames},
 			"source":  obj{"enum": []string{"file", "stdin"}},
-			"harness": obj{"enum": []any{"codex", "claude-code", "opencode", "pi", nil}},
+			"harness": obj{"enum": harnesses},
 			"sha256":  nullable(digest),
 			// stdin is read to its end, up to 1 GiB, after an early verdict
 			"bytes":   obj{"type": "integer", "minimum": 0, "maximum": 1 << 30},
@@ -81,38 +107,38 @@ func reportSchema() obj {
 			"events":  count,
 		}),
 		"policy": closed([]string{"catalog", "capture_authorized", "sha256"}, obj{
-			"catalog":            obj{"const": CatalogName},
+			"catalog":            obj{"const": audit.CatalogName},
 			"capture_authorized": obj{"type": "boolean"},
 			"sha256":             digest,
 		}),
 		"checks": nullable(closed([]string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"}, obj{
-			"evidence_complete": checkSchema(codesOfKind(KindEvidence)...),
+			"evidence_complete": checkSchema(codesOfKind(audit.KindEvidence)...),
 			// An absence not proven is inconclusive with the codes that
 			// cut the evidence short (SPEC §6); a fail of either check is
 			// memory_server_unavailable when the server was not there.
-			"memory_first": checkSchema(append([]Code{DispatchOrderUnknown, ToolBeforeProjectSearch,
-				FirstSearchNotProjectScoped, ProjectSearchAbsent, MemoryServerUnavailable}, absenceCut.list()...)...),
-			"retrieval_result": checkSchema(append([]Code{ProjectSearchAbsent, SearchResultMissing,
-				SearchResultError, SearchResultUninterpretable, MemoryServerUnavailable}, absenceCut.list()...)...),
-			"direct_write_boundary": checkSchema(DestructiveMutation, DirectMutationUnauthorized, OpaqueToolEffects,
-				CaptureAuthorizationAsserted),
+			"memory_first": checkSchema(append([]audit.Code{audit.DispatchOrderUnknown, audit.ToolBeforeProjectSearch,
+				audit.FirstSearchNotProjectScoped, audit.ProjectSearchAbsent, audit.MemoryServerUnavailable}, audit.AbsenceCut()...)...),
+			"retrieval_result": checkSchema(append([]audit.Code{audit.ProjectSearchAbsent, audit.SearchResultMissing,
+				audit.SearchResultError, audit.SearchResultUninterpretable, audit.MemoryServerUnavailable}, audit.AbsenceCut()...)...),
+			"direct_write_boundary": checkSchema(audit.DestructiveMutation, audit.DirectMutationUnauthorized, audit.OpaqueToolEffects,
+				audit.CaptureAuthorizationAsserted),
 		})),
 		"counts": closed(countNames, counts),
-		"findings": obj{"type": "array", "maxItems": MaxFindings, "items": closed([]string{"code", "record", "where"}, obj{
+		"findings": obj{"type": "array", "maxItems": audit.MaxFindings, "items": closed([]string{"code", "record", "where"}, obj{
 			"code":   obj{"enum": names(reportable...)},
 			"record": nullable(count),
 			"where":  nullable(where),
 		})},
 		"error": nullable(closed([]string{"code", "record", "where"}, obj{
-			"code":   obj{"enum": names(codesOfKind(KindInvalid)...)},
+			"code":   obj{"enum": names(codesOfKind(audit.KindInvalid)...)},
 			"record": nullable(count),
 			"where":  nullable(where),
 		})),
 		"limitations": obj{"type": "array", "uniqueItems": true, "minItems": 3,
-			"items": obj{"enum": names(codesOfKind(KindLimitation)...)}},
+			"items": obj{"enum": names(codesOfKind(audit.KindLimitation)...)}},
 	})
 	statusExit := []any{}
-	for _, st := range []Status{StatusPass, StatusFail, StatusInvalid, StatusInconclusive} {
+	for _, st := range []audit.Status{audit.StatusPass, audit.StatusFail, audit.StatusInvalid, audit.StatusInconclusive} {
 		status, code := string(st), st.ExitCode()
 		then := obj{"properties": obj{"exit_code": obj{"const": code}}}
 		if status == "invalid" {
@@ -127,14 +153,14 @@ func reportSchema() obj {
 	}
 	enabled["allOf"] = statusExit
 	disabled := closed([]string{"schema", "enabled", "status"}, obj{
-		"schema":  obj{"const": Schema},
+		"schema":  obj{"const": audit.Schema},
 		"enabled": obj{"const": false},
 		"status":  obj{"const": "disabled"},
 	})
 	return obj{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"$id":         "urn:cairn:eval:protocol:v1:report",
-		"title":       "cairn eval protocol report (" + Schema + ")",
+		"title":       "cairn eval protocol report (" + audit.Schema + ")",
 		"description": "The report of cairn eval protocol --json: SPEC §7.1, or the disabled envelope of §2.1. Generated from the code table by audit/schema_test.go; CAIRN_TEST_UPDATE=1 go test ./audit rewrites it.",
 		"oneOf":       []any{disabled, enabled},
 	}

@@ -24,8 +24,7 @@ import (
 
 // Options say how to read an input.
 type Options struct {
-	// Format is audit.FormatCodex, audit.FormatClaude or
-	// audit.FormatTrajectory.
+	// Format is the Name of one of Formats (audit.FormatCodex, …).
 	Format string
 	// CaptureAuthorized asserts that memory capture was authorized (an
 	// assertion, not authenticated consent), as --capture-authorized does.
@@ -35,18 +34,6 @@ type Options struct {
 // ErrFormat is returned for an Options.Format that is not one of the
 // formats.
 var ErrFormat = errors.New("protocol: unknown input format")
-
-// readers are the formats' front ends.
-var readers = map[string]normalize.Reader{
-	audit.FormatCodex:      normalize.ReadCodex,
-	audit.FormatClaude:     normalize.ReadClaude,
-	audit.FormatTrajectory: normalize.ReadTrajectory,
-}
-
-// Formats lists the input formats.
-func Formats() []string {
-	return []string{audit.FormatCodex, audit.FormatClaude, audit.FormatTrajectory}
-}
 
 // AuditFile audits the file at path. The path is walked as written, with
 // no symbolic link on the way, and the file must be a regular file that
@@ -113,15 +100,15 @@ func AuditStream(r io.Reader, opts Options) (*audit.Report, error) {
 var testHookOpened func(path string)
 
 func start(opts Options, source string) (*audit.Report, normalize.Reader, error) {
-	read, ok := readers[opts.Format]
+	f, ok := FormatNamed(opts.Format)
 	if !ok {
 		return nil, nil, ErrFormat
 	}
 	rep := audit.NewReport(opts.Format, source, opts.CaptureAuthorized)
 	if opts.Format == audit.FormatCodex {
-		rep.SetHarness("codex")
+		rep.SetHarness(f.Harness)
 	}
-	return rep, read, nil
+	return rep, f.read, nil
 }
 
 // finish fills rep from what reading gave.

@@ -1,0 +1,59 @@
+package protocol
+
+import (
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/lifecycle"
+	"github.com/cairn-audit/cairn/normalize"
+)
+
+// A Format is one row of the table of input formats (SPEC §14.3): the
+// command line's input flags and help, eval batch's --format values, the
+// completions, the report schema's enums and the docs' lists are all
+// derived from Formats, and tests hold each of them to it. Adding a
+// format is its front end in package normalize plus one row here.
+type Format struct {
+	// Name is the --format name and the report's input.format; the input
+	// flag of eval protocol is --Name.
+	Name string
+	// Harness is the report's input.harness; "" when the input names it
+	// (a trajectory's harness member).
+	Harness string
+	// Section is the SPEC section that is the format's contract.
+	Section string
+	// Help says, in a phrase, what the format is: what prints it.
+	Help string
+	// Unit names one record for people: "line" (JSONL) or "event".
+	Unit string
+	// Places is the format's where vocabulary (SPEC §7.1): every place a
+	// finding or an error may name.
+	Places func() []string
+
+	read normalize.Reader
+}
+
+// formats is the table, in the order the docs and the help list them.
+var formats = []Format{
+	{Name: audit.FormatCodex, Harness: "codex", Section: "§4", Unit: "line",
+		Help:   "a codex exec --json export (JSONL)",
+		Places: lifecycle.Places, read: normalize.ReadCodex},
+	{Name: audit.FormatClaude, Harness: "claude-code", Section: "§9", Unit: "line",
+		Help:   "a claude -p --output-format stream-json --verbose stream (JSONL)",
+		Places: normalize.ClaudePlaces, read: normalize.ReadClaude},
+	{Name: audit.FormatTrajectory, Section: "§5", Unit: "event",
+		Help:   "a normalized Claude Code, OpenCode or Pi trajectory (one JSON document)",
+		Places: normalize.TrajectoryPlaces, read: normalize.ReadTrajectory},
+}
+
+// Formats returns the table of input formats.
+func Formats() []Format { return append([]Format(nil), formats...) }
+
+// FormatNamed returns the row of the format name, and false for a name
+// outside the table.
+func FormatNamed(name string) (Format, bool) {
+	for _, f := range formats {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
