@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,27 @@ func TestBatchManyInputs(t *testing.T) {
 	}
 	if want := "total 300: pass 257, fail 43, inconclusive 0, invalid 0 (exit 1)"; lines[300] != want {
 		t.Errorf("totals %q, want %q", lines[300], want)
+	}
+}
+
+// TestBatchJobs checks how many audits run at once: --jobs, or one per
+// CPU, never more than there are inputs, so that no channel or memory
+// limit is sized by a number larger than the batch.
+func TestBatchJobs(t *testing.T) {
+	cpus := min(runtime.NumCPU(), 5)
+	for _, tc := range []struct {
+		jobs, paths, want int
+	}{
+		{0, 5, cpus},
+		{0, 1, 1},
+		{1, 5, 1},
+		{3, 5, 3},
+		{maxJobs, 5, 5},
+		{maxJobs, 2000, maxJobs},
+	} {
+		c := evalBatchCmd{Jobs: jobsFlag(tc.jobs), Paths: make([]string, tc.paths)}
+		if got := c.jobs(); got != tc.want {
+			t.Errorf("--jobs %d with %d paths: got %d at a time, want %d", tc.jobs, tc.paths, got, tc.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/alecthomas/kong"
 )
@@ -83,6 +84,11 @@ Examples:
 
 Run 'cairn help COMMAND' for a command, 'cairn explain CODE' for a report code.`
 
+// grammarVars are the variables the grammar's tags use.
+func grammarVars() kong.Vars {
+	return kong.Vars{"version": "cairn " + version(), "max_jobs": strconv.Itoa(maxJobs)}
+}
+
 // runCommand parses args and runs the command.
 func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (status int) {
 	var c cli
@@ -91,7 +97,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 		kong.Description(rootHelp),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitStatus(code)) }),
-		kong.Vars{"version": "cairn " + version()},
+		grammarVars(),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn: internal error: command grammar")

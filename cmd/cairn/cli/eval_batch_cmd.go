@@ -3,8 +3,11 @@ package cli
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
@@ -14,7 +17,7 @@ type evalBatchCmd struct {
 	Format            string   `name:"format" required:"" enum:"codex-jsonl,claude-jsonl,trajectory" placeholder:"FORMAT" help:"The format of every input: codex-jsonl, claude-jsonl or trajectory."`
 	JSON              bool     `name:"json" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints."`
 	CaptureAuthorized bool     `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
-	Jobs              int      `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time (0: one per CPU)."`
+	Jobs              jobsFlag `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`
 	Paths             []string `arg:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
 }
 
@@ -41,17 +44,49 @@ Examples:
 Run 'cairn explain CODE' for what a report code means and what to do.`)
 }
 
-// Validate refuses standard input and a negative --jobs.
+// Validate refuses standard input.
 func (c *evalBatchCmd) Validate() error {
 	for _, p := range c.Paths {
 		if p == "-" {
 			return usageRefusal(usageBatchStdin)
 		}
 	}
-	if c.Jobs < 0 {
+	return nil
+}
+
+// maxJobs is the most inputs eval batch audits at a time. Each audit may
+// hold a 16 MiB record and a few descriptors: a thousand at once is more
+// than one machine gains from, and the bound keeps --jobs from sizing an
+// allocation. The flag's help (kong's variable max_jobs) and the usage
+// error name it.
+const maxJobs = 1024
+
+// jobsFlag is --jobs: a whole number from 0 (one per CPU) to maxJobs.
+// Anything else, a number past int's range included, is one fixed usage
+// line (kong's own int refuses those with a message that quotes them).
+type jobsFlag int
+
+func (j *jobsFlag) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("N", &s); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > maxJobs {
 		return usageRefusal(usageBadJobs)
 	}
+	*j = jobsFlag(n)
 	return nil
+}
+
+// jobs is how many inputs to audit at a time: --jobs, or one per CPU, and
+// never more than there are inputs or maxJobs.
+func (c *evalBatchCmd) jobs() int {
+	n := int(c.Jobs)
+	if n == 0 {
+		n = runtime.NumCPU()
+	}
+	return max(1, min(n, maxJobs, len(c.Paths)))
 }
 
 // worse orders the statuses for the batch's exit code (SPEC §10).
@@ -71,10 +106,7 @@ func (c *evalBatchCmd) Run(e *env) error {
 		fmt.Fprintln(e.stderr, disabledNotice)
 		return nil
 	}
-	jobs := c.Jobs
-	if jobs == 0 {
-		jobs = runtime.NumCPU()
-	}
+	jobs := c.jobs()
 	memoryLimit(e, jobs)
 	opts := protocol.Options{Format: c.Format, CaptureAuthorized: c.CaptureAuthorized}
 	totals := map[audit.Status]int{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -52,7 +53,7 @@ const (
 	usageTwoInputs                    // two members of an xor group
 	usageNoInput                      // no member of the input group
 	usageBatchStdin                   // - among eval batch's paths
-	usageBadJobs                      // --jobs below 0
+	usageBadJobs                      // --jobs not a whole number from 0 to maxJobs
 )
 
 // usageRefusal is a Validate error that names its fixed text: the
@@ -107,7 +108,7 @@ func (p usageProblem) text() string {
 	case usageBatchStdin:
 		return "eval batch audits files; standard input (-) is not one of them"
 	case usageBadJobs:
-		return "flag --jobs must be 0 (one per CPU) or more"
+		return "flag --jobs must be a whole number from 0 (one per CPU) to " + strconv.Itoa(maxJobs)
 	}
 	return usageGenericText
 }

@@ -24,11 +24,16 @@ func TestUsageText(t *testing.T) {
 		root       = "Run 'cairn --help' for usage."
 		eval       = "Run 'cairn eval --help' for usage."
 		protocol   = "Run 'cairn eval protocol --help' for usage."
+		batch      = "Run 'cairn eval batch --help' for usage."
 		explain    = "Run 'cairn explain --help' for usage."
 		version    = "Run 'cairn version --help' for usage."
 		completion = "Run 'cairn completion --help' for usage."
 	)
 	p := func(args ...string) []string { return append([]string{"eval", "protocol"}, args...) }
+	b := func(args ...string) []string {
+		return append(append([]string{"eval", "batch", "--format", "codex-jsonl"}, args...), "a.jsonl")
+	}
+	const jobs = "flag --jobs must be a whole number from 0 (one per CPU) to 1024"
 	tests := []struct {
 		name string
 		args []string
@@ -69,6 +74,12 @@ func TestUsageText(t *testing.T) {
 		{"unknown shell", []string{"completion", "Secret"}, "<shell> must be one of bash, zsh, fish", completion},
 		{"shell case", []string{"completion", "FISH"}, "<shell> must be one of bash, zsh, fish; did you mean fish?", completion},
 		{"shell after --", []string{"completion", "--", "tcsh"}, "<shell> must be one of bash, zsh, fish", completion},
+		{"jobs past int", b("--jobs", "9223372036854775808"), jobs, batch},
+		{"jobs at int's end", b("--jobs", "9223372036854775807"), jobs, batch},
+		{"jobs past the maximum", b("--jobs=1025"), jobs, batch},
+		{"jobs negative", b("--jobs=-1"), jobs, batch},
+		{"jobs not a number", b("--jobs", "Secret"), jobs, batch},
+		{"jobs with a space", b("--jobs", " 4"), jobs, batch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,6 +165,9 @@ func usageCases() []usageCase {
 		u("completion long flag", a("completion", "--C")),
 		u("completion cluster", a("completion", "-QC")),
 		u("completion after --", a("completion", "--", "C")),
+		u("batch jobs word", a("eval", "batch", "--format", "codex-jsonl", "--jobs", "C", "a.jsonl")),
+		u("batch jobs attached", a("eval", "batch", "--format", "codex-jsonl", "--jobs=C", "a.jsonl")),
+		u("batch jobs digits then word", a("eval", "batch", "--format", "codex-jsonl", "--jobs=99999999999999999999C", "a.jsonl")),
 		{name: "explain unknown code", args: a("explain", "C"), exit: 2},
 		{name: "explain unknown code after --", args: a("explain", "--", "C"), exit: 2},
 		{name: "explain code then help", args: a("explain", "C", "--help"), exit: 0},
@@ -483,7 +497,7 @@ func FuzzUsage(f *testing.F) {
 // us gets the one generic line and the top-level help.
 func TestUsageGeneric(t *testing.T) {
 	var c cli
-	parser, err := kong.New(&c, kong.Name("cairn"), kong.Vars{"version": "x"})
+	parser, err := kong.New(&c, kong.Name("cairn"), grammarVars())
 	if err != nil {
 		t.Fatal(err)
 	}
