@@ -90,7 +90,7 @@ func grammarVars() kong.Vars {
 }
 
 // runCommand parses args and runs the command.
-func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (status int) {
+func runCommand(args []string, stdin io.Reader, stdout *outWriter, stderr io.Writer, getenv func(string) string) (status int) {
 	var c cli
 	parser, err := kong.New(&c,
 		kong.Name("cairn"),
@@ -124,6 +124,12 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 		args = append(append([]string{}, args[1:]...), "--help")
 	}
 	ctx, err := parser.Parse(args)
+	if err != nil && stdout.err != nil {
+		// Help could not be written (kong's help flag then returns the
+		// write error instead of exiting): run says so, and the command
+		// line, which was fine, is no usage error.
+		return 2
+	}
 	if err != nil {
 		// kong's message quotes the argument: it is never printed.
 		writeUsage(stderr, classifyUsage(err, args, parser.Model.Node))

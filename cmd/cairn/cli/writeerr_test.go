@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/alecthomas/kong"
 )
 
 // Inputs for each exit path of eval protocol, read from standard input.
@@ -41,12 +44,9 @@ func writeErrCases(t *testing.T) []writeErrCase {
 		t.Fatal(err)
 	}
 	p := func(args ...string) []string { return append([]string{"eval", "protocol"}, args...) }
-	return []writeErrCase{
+	cases := []writeErrCase{
 		{"version", []string{"version"}, "", "", 0},
 		{"version flag", []string{"--version"}, "", "", 0},
-		{"help", []string{"--help"}, "", "", 0},
-		{"protocol help", p("--help"), "", "", 0},
-		{"explain help", []string{"explain", "--help"}, "", "", 0},
 		{"explain", []string{"explain", "project_search_absent"}, "", "", 0},
 		{"completion bash", []string{"completion", "bash"}, "", "", 0},
 		{"completion zsh", []string{"completion", "zsh"}, "", "", 0},
@@ -62,6 +62,35 @@ func writeErrCases(t *testing.T) []writeErrCase {
 		{"invalid json", p("--codex-jsonl", "-", "--json"), "1", writeErrInvalid, 2},
 		{"invalid human", p("--codex-jsonl", "-"), "1", writeErrInvalid, 2},
 	}
+	return append(cases, helpCases(t)...)
+}
+
+// helpCases are every way of asking for help: cairn alone, and for each
+// command of the grammar (the root included) --help, -h and cairn help
+// before it.
+func helpCases(t *testing.T) []writeErrCase {
+	var c cli
+	parser, err := kong.New(&c, kong.Name("cairn"), grammarVars())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []writeErrCase{{name: "no arguments", args: nil}}
+	for _, n := range grammar(parser.Model.Node) {
+		words := strings.Fields(n.path)
+		for _, how := range []struct{ name, before, after string }{
+			{"--help", "", "--help"}, {"-h", "", "-h"}, {"help", "help", ""},
+		} {
+			args := append([]string{}, words...)
+			if how.before != "" {
+				args = append([]string{how.before}, args...)
+			}
+			if how.after != "" {
+				args = append(args, how.after)
+			}
+			cases = append(cases, writeErrCase{name: strings.Join(append([]string{"cairn"}, args...), " "), args: args})
+		}
+	}
+	return cases
 }
 
 // failingWriter accepts ok bytes, then fails every write.
@@ -100,7 +129,7 @@ func TestWriteErrorExit2(t *testing.T) {
 	for _, tc := range writeErrCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			var ok bytes.Buffer
-			code, _ := runWith(&ok, tc)
+			code, okStderr := runWith(&ok, tc)
 			if code != tc.exit || ok.Len() == 0 {
 				t.Fatalf("cairn %q with a working stdout: got exit %d and %d bytes, want exit %d and a report", tc.args, code, ok.Len(), tc.exit)
 			}
@@ -114,10 +143,9 @@ func TestWriteErrorExit2(t *testing.T) {
 				{"writing short", shortWriter{}},
 			} {
 				code, stderr := runWith(w.w, tc)
-				lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-				if code != 2 || lines[len(lines)-1] != writeFailedText || strings.Count(stderr, writeFailedText) != 1 {
-					t.Errorf("cairn %q, stdout %s: got exit %d, stderr %q; want exit 2 and stderr ending in the one line %q",
-						tc.args, w.name, code, stderr, writeFailedText)
+				if want := okStderr + writeFailedText + "\n"; code != 2 || stderr != want {
+					t.Errorf("cairn %q, stdout %s: got exit %d, stderr %q; want exit 2 and stderr %q: what a working stdout gives, then the one line",
+						tc.args, w.name, code, stderr, want)
 				}
 			}
 		})
@@ -152,10 +180,10 @@ func TestWriteErrorDevFull(t *testing.T) {
 	if err != nil {
 		t.Skipf("cairn is not on PATH: %v", err)
 	}
-	for _, tc := range writeErrCases(t) {
+	runTo := func(tc writeErrCase, stdout io.Writer) (int, string) {
 		cmd := exec.Command(bin, tc.args...)
 		cmd.Stdin = strings.NewReader(tc.stdin)
-		cmd.Stdout = full
+		cmd.Stdout = stdout
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		cmd.Env = append(os.Environ(), "CAIRN_EVAL="+tc.gate, "NO_COLOR=")
@@ -167,8 +195,13 @@ func TestWriteErrorDevFull(t *testing.T) {
 			}
 			code = ee.ExitCode()
 		}
-		if code != 2 || !strings.HasSuffix(stderr.String(), writeFailedText+"\n") {
-			t.Errorf("cairn %q >/dev/full: got exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr.String(), writeFailedText)
+		return code, stderr.String()
+	}
+	for _, tc := range writeErrCases(t) {
+		_, okStderr := runTo(tc, io.Discard)
+		code, stderr := runTo(tc, full)
+		if want := okStderr + writeFailedText + "\n"; code != 2 || stderr != want {
+			t.Errorf("cairn %q >/dev/full: got exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, want)
 		}
 	}
 }
