@@ -40,7 +40,7 @@ var formats = []Format{
 		Help:   "a claude -p --output-format stream-json --verbose stream (JSONL)",
 		Places: normalize.ClaudePlaces, read: normalize.ReadClaude},
 	{Name: audit.FormatTrajectory, Section: "§5", Unit: "event",
-		Help:   "a normalized Claude Code, OpenCode or Pi trajectory (one JSON document)",
+		Help:   "a normalized Claude Code, OpenCode or Pi trajectory",
 		Places: normalize.TrajectoryPlaces, read: normalize.ReadTrajectory},
 }
 

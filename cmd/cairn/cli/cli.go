@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -86,13 +87,23 @@ Run 'cairn help COMMAND' for a command, 'cairn explain CODE' for a report code.`
 
 // grammarVars are the variables the grammar's tags use.
 func grammarVars() kong.Vars {
-	return kong.Vars{"version": "cairn " + version(), "max_jobs": strconv.Itoa(maxJobs)}
+	return kong.Vars{"version": "cairn " + version(), "max_jobs": strconv.Itoa(maxJobs),
+		"formats": strings.Join(formatNames(), ","), "format_list": orList(formatNames())}
+}
+
+// newCLI is the grammar with eval protocol's input flags made from the
+// format table.
+func newCLI() *cli {
+	c := &cli{}
+	c.Eval.Protocol.inputs = newInputs()
+	c.Eval.Protocol.Plugins = kong.Plugins{c.Eval.Protocol.inputs.plugin()}
+	return c
 }
 
 // runCommand parses args and runs the command.
 func runCommand(args []string, stdin io.Reader, stdout *outWriter, stderr io.Writer, getenv func(string) string) (status int) {
-	var c cli
-	parser, err := kong.New(&c,
+	c := newCLI()
+	parser, err := kong.New(c,
 		kong.Name("cairn"),
 		kong.Description(rootHelp),
 		kong.Writers(stdout, stderr),

@@ -14,7 +14,7 @@ import (
 )
 
 type evalBatchCmd struct {
-	Format            string   `name:"format" required:"" enum:"codex-jsonl,claude-jsonl,trajectory" placeholder:"FORMAT" help:"The format of every input: codex-jsonl, claude-jsonl or trajectory."`
+	Format            string   `name:"format" required:"" enum:"${formats}" placeholder:"FORMAT" help:"The format of every input: ${format_list}."`
 	JSON              bool     `name:"json" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints."`
 	CaptureAuthorized bool     `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
 	Jobs              jobsFlag `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`

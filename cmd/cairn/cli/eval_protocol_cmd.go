@@ -13,18 +13,16 @@ import (
 )
 
 type evalProtocolCmd struct {
-	CodexJSONL        inputFlag `name:"codex-jsonl" placeholder:"PATH" xor:"input" help:"Audit a codex exec --json export (JSONL); - reads standard input."`
-	ClaudeJSONL       inputFlag `name:"claude-jsonl" placeholder:"PATH" xor:"input" help:"Audit a claude -p --output-format stream-json --verbose stream (JSONL); - reads standard input."`
-	Trajectory        inputFlag `name:"trajectory" placeholder:"PATH" xor:"input" help:"Audit a normalized Claude Code, OpenCode or Pi trajectory; - reads standard input."`
-	JSON              bool      `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
-	CaptureAuthorized bool      `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	// The input flags, one per format (inputs); set by newCLI.
+	kong.Plugins
+	JSON              bool `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
+	CaptureAuthorized bool `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+
+	inputs inputs
 }
 
 func (c *evalProtocolCmd) Help() string {
-	return strings.TrimSpace(`
-Give exactly one input: --codex-jsonl PATH, --claude-jsonl PATH or
---trajectory PATH (- for stdin).
-
+	return wrap("Give exactly one input: "+c.inputs.flagList()+" (- for stdin).", 72) + "\n\n" + strings.TrimSpace(`
 Off by default: the audit runs only when CAIRN_EVAL is 1, true, yes or on.
 Otherwise it prints a disabled envelope and exits 0 without reading input;
 that is not a passing audit.
@@ -32,8 +30,8 @@ that is not a passing audit.
 Exit codes: 0 every check passes (or disabled), 1 a violation was observed,
 2 invalid or unsafe input or a usage error, 3 inconclusive.
 
-Limits: one UTF-8 regular file or standard input, at most ` + audit.MaxBytesText + `
-and ` + audit.MaxRecordsText + ` records or events, nested at most ` + audit.MaxDepthText + ` deep; no symbolic
+Limits: one UTF-8 regular file or standard input, at most `+audit.MaxBytesText+`
+and `+audit.MaxRecordsText+` records or events, nested at most `+audit.MaxDepthText+` deep; no symbolic
 links anywhere on the path as written.
 
 Examples:
@@ -42,25 +40,6 @@ Examples:
   CAIRN_EVAL=1 cairn eval protocol --claude-jsonl claude.jsonl --json
 
 Run 'cairn explain CODE' for what a report code means and what to do.`)
-}
-
-// inputFlag is an input path flag that may be given once: kong lets a
-// repeated flag's last value win, which would audit another file than the
-// caller may think.
-type inputFlag struct {
-	path string
-	set  bool
-}
-
-func (f *inputFlag) Decode(ctx *kong.DecodeContext) error {
-	if f.set {
-		return errors.New("an input flag was given more than once")
-	}
-	if err := ctx.Scan.PopValueInto("path", &f.path); err != nil {
-		return err
-	}
-	f.set = true
-	return nil
 }
 
 // gateOn reports whether CAIRN_EVAL turns the audit on (SPEC §2.1): only
@@ -77,8 +56,8 @@ func gateOn(v string) bool {
 // required. (Marking both flags required would make kong's usage line read
 // as if both were needed.)
 func (c *evalProtocolCmd) Validate() error {
-	if !c.CodexJSONL.set && !c.ClaudeJSONL.set && !c.Trajectory.set {
-		return errors.New("give one input: --codex-jsonl PATH, --claude-jsonl PATH or --trajectory PATH (- reads standard input)")
+	if _, _, ok := c.inputs.chosen(); !ok {
+		return errors.New("give one input: " + c.inputs.flagList() + " (- reads standard input)")
 	}
 	return nil
 }
@@ -94,13 +73,7 @@ func (c *evalProtocolCmd) Run(e *env) error {
 		fmt.Fprintln(e.stderr, disabledNotice)
 		return nil
 	}
-	format, path := audit.FormatCodex, c.CodexJSONL.path
-	switch {
-	case c.ClaudeJSONL.set:
-		format, path = audit.FormatClaude, c.ClaudeJSONL.path
-	case c.Trajectory.set:
-		format, path = audit.FormatTrajectory, c.Trajectory.path
-	}
+	format, path, _ := c.inputs.chosen()
 	if path == "-" {
 		if isTerminal(e.stdin) {
 			fmt.Fprintln(e.stderr, "cairn: usage error: standard input is a terminal; pipe an export into cairn or pass a file path")

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/protocol"
 	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/normalize"
 )
@@ -292,13 +293,8 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 // fzPlaces is the contract's vocabulary of places for format (SPEC §7.1):
 // a where outside it could be a name from the input.
 func fzPlaces(format string) map[string]bool {
-	ps := lifecycle.Places()
-	switch format {
-	case audit.FormatClaude:
-		ps = normalize.ClaudePlaces()
-	case audit.FormatTrajectory:
-		ps = normalize.TrajectoryPlaces()
-	}
+	f, _ := protocol.FormatNamed(format)
+	ps := f.Places()
 	m := map[string]bool{}
 	for _, p := range ps {
 		m[p] = true

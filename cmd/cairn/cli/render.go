@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/protocol"
 )
 
 // writeJSON prints v as one JSON object and a newline. The report is
@@ -109,14 +110,14 @@ func plural(n int, unit string) string {
 }
 
 // recordText names a record for people: "line 3" (JSONL), "event 3"
-// (trajectory), or the input as a whole.
+// (trajectory), as the format table says, or the input as a whole.
 func recordText(format string, record *int) string {
 	if record == nil {
 		return "the input as a whole"
 	}
-	unit := "line"
-	if format == audit.FormatTrajectory {
-		unit = "event"
+	unit := "record"
+	if f, ok := protocol.FormatNamed(format); ok {
+		unit = f.Unit
 	}
 	return fmt.Sprintf("%s %d", unit, *record)
 }

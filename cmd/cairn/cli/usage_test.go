@@ -496,8 +496,7 @@ func FuzzUsage(f *testing.F) {
 // TestUsageGeneric checks the fallback: an error kong did not classify for
 // us gets the one generic line and the top-level help.
 func TestUsageGeneric(t *testing.T) {
-	var c cli
-	parser, err := kong.New(&c, kong.Name("cairn"), grammarVars())
+	parser, err := kong.New(newCLI(), kong.Name("cairn"), grammarVars())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,8 +69,7 @@ func writeErrCases(t *testing.T) []writeErrCase {
 // command of the grammar (the root included) --help, -h and cairn help
 // before it.
 func helpCases(t *testing.T) []writeErrCase {
-	var c cli
-	parser, err := kong.New(&c, kong.Name("cairn"), grammarVars())
+	parser, err := kong.New(newCLI(), kong.Name("cairn"), grammarVars())
 	if err != nil {
 		t.Fatal(err)
 	}
