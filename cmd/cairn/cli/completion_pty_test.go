@@ -5,11 +5,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-audit/cairn/audit/protocol"
 )
 
 // The completion scripts are checked the way a user meets them: a real
@@ -320,14 +323,19 @@ func TestCompletionFish(t *testing.T) {
 	if out, err := h.command(fish, "--no-config", "-c", fishInstall).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v: %s", fishInstall, err, out)
 	}
+	// Every format of the table, as fish sorts them, with its help.
+	var lines []string
+	for _, f := range protocol.Formats() {
+		lines = append(lines, f.Name+"\tAudit "+f.Help+"\n")
+	}
+	slices.Sort(lines)
+	formatCompletions := strings.Join(lines, "")
 	for _, tc := range []struct{ line, want string }{
 		{"cairn eval ", "batch\tAudit many inputs of one format in one process, a report per input\n" +
 			"protocol\tAudit whether an agent really used its project-memory tools\n"},
 		{"cairn eval protocol --codex-jsonl ", "a file.jsonl\ndir with space/\ntestdata/\n"},
 		{"cairn eval protocol --j", "--json\tPrint the report as one JSON object (schema cairn.eval.protocol/v1)\n"},
-		{"cairn eval batch --format ", "claude-jsonl\tAudit a claude -p --output-format stream-json --verbose stream (JSONL)\n" +
-			"codex-jsonl\tAudit a codex exec --json export (JSONL)\n" +
-			"trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
+		{"cairn eval batch --format ", formatCompletions},
 		{"cairn eval batch --format=t", "--format=trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
 		{"cairn eval batch --json te", "testdata/\n"},
 		{"cairn explain turn_", "turn_failed\tthe turn ended with turn.failed\n" +

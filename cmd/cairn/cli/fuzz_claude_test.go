@@ -10,7 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/normalize"
+	"github.com/cairn-audit/cairn/audit/protocol"
 )
 
 // FuzzAuditClaude is FuzzAudit for --claude-jsonl (SPEC §9): arbitrary
@@ -89,17 +89,22 @@ func claudeScriptCases(tb testing.TB) []claudeCase {
 }
 
 // fzClaudeVocabulary is fzVocabulary for Claude Code streams.
-func fzClaudeVocabulary(seeds [][]byte) string {
+func fzClaudeVocabulary(seeds [][]byte) string { return fzRowVocabulary(audit.FormatClaude, seeds) }
+
+// fzRowVocabulary is fzVocabulary for a JSONL format of the table: its
+// harness, its places, the code texts and what cairn prints on seeds.
+func fzRowVocabulary(format string, seeds [][]byte) string {
+	row, _ := protocol.FormatNamed(format)
 	var b strings.Builder
-	b.WriteString("claude-code\n")
-	b.WriteString(strings.Join(normalize.ClaudePlaces(), "\n") + "\n")
+	b.WriteString(row.Harness + "\n")
+	b.WriteString(strings.Join(row.Places(), "\n") + "\n")
 	for _, c := range audit.Codes() {
 		b.WriteString(c.String() + "\n" + c.Meaning() + "\n" + c.Next() + "\n")
 	}
 	for _, in := range append(seeds, nil) {
 		for _, args := range [][]string{
-			{"eval", "protocol", "--claude-jsonl", "-", "--json"},
-			{"eval", "protocol", "--claude-jsonl", "-", "--capture-authorized"},
+			{"eval", "protocol", "--" + format, "-", "--json"},
+			{"eval", "protocol", "--" + format, "-", "--capture-authorized"},
 		} {
 			_, stdout, stderr := privRun(args, in)
 			b.Write(stdout)

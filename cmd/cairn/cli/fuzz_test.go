@@ -225,12 +225,14 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 	if rep.Input.Harness != nil {
 		harness = *rep.Input.Harness
 	}
-	wantHarness := map[string]bool{"codex": true}
-	switch format {
-	case audit.FormatClaude:
-		wantHarness = map[string]bool{"claude-code": true}
-	case audit.FormatTrajectory:
-		wantHarness = map[string]bool{"none": true, "claude-code": true, "opencode": true, "pi": true}
+	// The row's harness, else (a trajectory) none or one it may name.
+	row, _ := protocol.FormatNamed(format)
+	wantHarness := map[string]bool{row.Harness: true}
+	if row.Harness == "" {
+		wantHarness = map[string]bool{"none": true}
+		for _, h := range normalize.Harnesses {
+			wantHarness[h] = true
+		}
 	}
 	if rep.Input.Format != format || rep.Input.Source != "stdin" || !wantHarness[harness] {
 		t.Fatalf("input %+v, harness %s", rep.Input, harness)

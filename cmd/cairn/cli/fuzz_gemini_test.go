@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// FuzzAuditGemini is FuzzAuditClaude for --gemini-jsonl (SPEC §11), seeded
+// from the real Gemini CLI captures and gemini_stream.txtar: no panic, the
+// exit code agrees with the report, every where is one of the format's
+// places, and no piece of the input reaches stdout or stderr.
+func FuzzAuditGemini(f *testing.F) {
+	seeds := fzGeminiSeeds(f)
+	vocab := fzRowVocabulary(audit.FormatGemini, seeds)
+	for _, b := range seeds {
+		f.Add(b)
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		f.Add(bytes.Join(lines[:len(lines)/2], nil))                 // cut short
+		f.Add(bytes.Join(append([][]byte{lines[0]}, lines...), nil)) // init twice
+		f.Add(bytes.ReplaceAll(b, []byte(`"update_topic"`), []byte(`"mcp_cairn-memory_memory_delete"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"success"`), []byte(`"MARKERstatus1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"tool_result"`), []byte(`"MARKERrecord1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--gemini-jsonl", audit.FormatGemini, in) })
+}
+
+// fzGeminiSeeds are the real Gemini CLI captures (every version) and the
+// streams of testdata/script/gemini_stream.txtar.
+func fzGeminiSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	paths, _ := filepath.Glob("../../../testdata/gemini/real/*/*.jsonl")
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	a, err := txtar.ParseFile("../../../testdata/script/gemini_stream.txtar")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, file := range a.Files {
+		if strings.HasSuffix(file.Name, ".jsonl") {
+			out = append(out, file.Data)
+		}
+	}
+	return out
+}
