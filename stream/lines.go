@@ -184,9 +184,11 @@ type Lines struct {
 	sum    []byte
 }
 
-// NewLines returns a reader of the records of r.
+// NewLines returns a reader of the records of r, read through a
+// StrictReader: a nil r, or a Read that returns a count outside
+// 0..len(p), is input_unreadable.
 func NewLines(r io.Reader) *Lines {
-	return &Lines{r: bufio.NewReaderSize(r, readSize), g: newGuard()}
+	return &Lines{r: bufio.NewReaderSize(StrictReader(r), readSize), g: newGuard()}
 }
 
 // Next returns the next record, valid until the following call, with the

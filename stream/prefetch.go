@@ -2,6 +2,7 @@ package stream
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -19,11 +20,24 @@ import (
 // (the larger part of the work on a record) before the caller sees it, and
 // reading stops after the first record the checker rejects; Checked
 // returns the verdict on the record Next returned last.
+//
+// A panic on one of its goroutines (the reader's own, say) is not left
+// there, where nobody could recover it and it would end the program: Next
+// panics with the same value on the caller's goroutine, once the batches
+// handed over before it are used up (records of the batch being filled are
+// lost with the panic). A runtime.Goexit there ends the caller's goroutine
+// in the same way.
 type Prefetch struct {
 	batches chan *batch
 	free    chan *batch
 	done    chan struct{}
 	stop    sync.Once
+	// failed is closed when a stage ended abnormally: with the panic
+	// value, or, for runtime.Goexit, with goexit set.
+	failed   chan struct{}
+	fail     sync.Once
+	panicked any
+	goexit   bool
 	// a batch's size: about this many bytes, at most this many records
 	size, lines int
 
@@ -109,6 +123,7 @@ func newPrefetch(l *Lines, c *Checker, size, lines int) *Prefetch {
 		batches: make(chan *batch, prefetchBatches),
 		free:    make(chan *batch, prefetchBatches),
 		done:    make(chan struct{}),
+		failed:  make(chan struct{}),
 		size:    size,
 		lines:   lines,
 	}
@@ -125,15 +140,52 @@ func newPrefetch(l *Lines, c *Checker, size, lines int) *Prefetch {
 		p.free <- b
 	}
 	if c == nil {
-		go p.frame(l, p.batches)
+		go p.run(func() { p.frame(l, p.batches) })
 		return p
 	}
 	// A third stage checks the framed batches: framing, checking and the
 	// caller's work on each record then share the two cores.
 	framed := make(chan *batch, prefetchBatches)
-	go p.frame(l, framed)
-	go p.checkAll(c, framed)
+	go p.run(func() { p.frame(l, framed) })
+	go p.run(func() { p.checkAll(c, framed) })
 	return p
+}
+
+// run runs a stage, and records how it ended if it did not return: a
+// panic's value, or runtime.Goexit (which recover does not see).
+func (p *Prefetch) run(stage func()) {
+	returned := false
+	defer func() {
+		v := recover()
+		if returned {
+			return
+		}
+		p.fail.Do(func() {
+			p.panicked, p.goexit = v, v == nil
+			close(p.failed)
+		})
+	}()
+	stage()
+	returned = true
+}
+
+// next is the next batch from the last stage, or, once there is none, the
+// end of a stage that failed, raised on the caller's goroutine.
+func (p *Prefetch) next() *batch {
+	select {
+	case b := <-p.batches:
+		return b
+	default:
+	}
+	select {
+	case b := <-p.batches:
+		return b
+	case <-p.failed:
+		if p.goexit {
+			runtime.Goexit()
+		}
+		panic(p.panicked)
+	}
 }
 
 // frame fills batches from l and sends them to out, the last one with the
@@ -281,7 +333,7 @@ func (p *Prefetch) Next() ([]byte, error) {
 			Mark("use-")
 			p.free <- p.cur
 		}
-		p.cur, p.pos = <-p.batches, 0
+		p.cur, p.pos = p.next(), 0
 		Mark("use+")
 	}
 	b := p.cur

@@ -79,12 +79,19 @@ func AuditFile(path string, opts Options) (*audit.Report, error) {
 // after an early verdict (an invalid record, more than 16 MiB) read to its
 // end, up to 1 GiB in all, and discarded, so that a producer upstream is
 // never cut off; input.bytes is every byte read.
+//
+// A reader that cannot be read, a nil one or one whose Read returns a
+// count outside 0..len(p) included, is the report's input_unreadable. A
+// panic in r's Read is the caller's: AuditStream panics with it on the
+// caller's goroutine, whichever goroutine read r.
 func AuditStream(r io.Reader, opts Options) (*audit.Report, error) {
 	rep, read, err := start(opts, "stdin")
 	if err != nil {
 		return nil, err
 	}
-	piped := &stdinReader{r: r}
+	// Checked before anything counts or scans what it returns; the
+	// trajectory scanner reads r directly.
+	piped := &stdinReader{r: stream.StrictReader(r)}
 	in := read(piped, opts.CaptureAuthorized)
 	if in.Err != nil {
 		rep.Input.Bytes = piped.drain()
