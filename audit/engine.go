@@ -78,6 +78,10 @@ type Event struct {
 	SubAgent     bool
 	ScopeUnknown bool
 	NoResult     bool
+	// HidesCalls: a call that ran a sub-agent whose own calls the input
+	// does not hold (Gemini CLI's invoke_agent): the evidence is not
+	// complete, and an absence of project searches is not proven.
+	HidesCalls bool
 
 	// Result: how the call ended, and for a search whether the result has
 	// the retrieval shape (mode, count, results).
@@ -250,6 +254,10 @@ func (e *Engine) call(ev Event) {
 	if ev.UnknownType {
 		e.evidence.add(UnknownItemType)
 		e.observe(UnknownItemType, ev.Record, ev.Where)
+	}
+	if ev.HidesCalls {
+		e.evidence.add(SubagentEvidenceMissing)
+		e.observe(SubagentEvidenceMissing, ev.Record, ev.Where)
 	}
 	switch ev.Tool.Class() {
 	case 0:
@@ -473,7 +481,7 @@ func (e *Engine) evidenceComplete() Check {
 // absenceCut are the evidence codes that keep an absence from being proven
 // (SPEC §6): the run did not end normally, or something was hidden.
 var absenceCut = codeSetOf(TurnFailed, TurnIncomplete, CaptureTruncated, UnknownRecordsOmitted,
-	SequenceGap, UnknownRecord, UnknownItemType, MessageAborted)
+	SequenceGap, UnknownRecord, UnknownItemType, MessageAborted, SubagentEvidenceMissing)
 
 func codeSetOf(cs ...Code) codeSet {
 	var s codeSet

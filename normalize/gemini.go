@@ -57,6 +57,9 @@ var geminiRecords = []geminiRecord{
 // asks the model to call first: neither a call nor an effect (SPEC §11).
 const geminiBookkeeping = "update_topic"
 
+// geminiSubagent runs a sub-agent whose calls the stream does not print.
+const geminiSubagent = "invoke_agent"
+
 // GeminiPlaces lists every place a Gemini CLI finding or error may name.
 func GeminiPlaces() []string {
 	places := []string{"type", geminiResultError, geminiRunError}
@@ -241,7 +244,7 @@ func (g *Gemini) toolUse(row *geminiRecord) error {
 	g.calls[k] = geminiCall{ref: g.refs, search: tool == audit.MemorySearch}
 	params := g.value(row, "parameters")
 	return g.add(audit.Event{Kind: audit.EventCall, Ref: g.refs, Tool: tool,
-		ProjectScoped: projectScoped(params), Where: geminiToolUse})
+		ProjectScoped: projectScoped(params), HidesCalls: string(name) == geminiSubagent, Where: geminiToolUse})
 }
 
 // geminiTool is the catalog tool a Gemini CLI tool name names: exactly

@@ -95,3 +95,10 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 func TestRealClaudeCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/claude/real", "--claude-jsonl", []string{"2.1.290", "2.1.332"})
 }
+
+// TestRealGeminiCaptures is TestRealCodexCaptures for the streams printed
+// by real gemini binaries (testdata/gemini/real/VERSION, made by
+// scripts/gemini-real/run.sh).
+func TestRealGeminiCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/gemini/real", "--gemini-jsonl", []string{"0.56.0", "0.61.0"})
+}

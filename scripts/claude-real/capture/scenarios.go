@@ -65,7 +65,7 @@ func toolSearch(id string, names ...string) block {
 func search(id, server string, scoped bool) block {
 	in := o("query", "release ledger")
 	if scoped {
-		in = append(in, kv{"scope", "project"})
+		in = append(in, kv("scope", "project"))
 	}
 	return tool(id, mt(server, "memory_search"), in)
 }

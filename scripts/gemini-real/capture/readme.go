@@ -1,0 +1,37 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// readmeText is testdata/gemini/real/README.md: one line per scenario with
+// what it does, gemini's exit code and why its verdict is what want.json says.
+func readmeText() string {
+	var b strings.Builder
+	b.WriteString(readmeHead)
+	for _, s := range allScenarios() {
+		v := s.want.verdict()
+		fmt.Fprintf(&b, "- `%s.jsonl` — %s. gemini exit %d. **%s (exit %d)**: %s.", s.name, s.about, s.wantExit, v.Status, v.ExitCode, s.why)
+		var vs []string
+		for ver := range s.wantIn {
+			vs = append(vs, ver)
+		}
+		sort.Strings(vs)
+		for _, ver := range vs {
+			vv := s.wantIn[ver].want.verdict()
+			fmt.Fprintf(&b, " **In %s: %s (exit %d)**: %s.", ver, vv.Status, vv.ExitCode, s.wantIn[ver].why)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(readmeTail)
+	return b.String()
+}
+
+//go:embed readme_head.md
+var readmeHead string
+
+//go:embed readme_tail.md
+var readmeTail string
