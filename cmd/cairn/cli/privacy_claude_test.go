@@ -40,26 +40,44 @@ import (
 // the report's exit_code, the same in every mode; and in the variant that
 // keeps the semantics the verdict is the original stream's.
 func TestPrivacyClaudeNoInputContent(t *testing.T) {
-	type input struct {
-		name string
-		data []byte
+	inputs := privCaptures(t, "../../../testdata/claude/real/*/*.jsonl")
+	for _, c := range claudeScriptCases(t) {
+		inputs = append(inputs, privInput{"script/" + c.name, c.data})
 	}
-	var inputs []input
-	paths, err := filepath.Glob("../../../testdata/claude/real/*/*.jsonl")
+	privacyStreams(t, audit.FormatClaude, inputs, (*pcGen).record, rand.New(rand.NewPCG(0x636c61, 0x636e7279)))
+}
+
+// privInput is one stream the privacy tests rewrite.
+type privInput struct {
+	name string
+	data []byte
+}
+
+// privCaptures are the real captures matching pattern, named VERSION/FILE.
+func privCaptures(t *testing.T, pattern string) []privInput {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no real Claude captures (%v)", err)
+		t.Fatalf("no real captures %s (%v)", pattern, err)
 	}
+	var inputs []privInput
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		inputs = append(inputs, input{filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p), b})
+		inputs = append(inputs, privInput{filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p), b})
 	}
-	for _, c := range claudeScriptCases(t) {
-		inputs = append(inputs, input{"script/" + c.name, c.data})
-	}
+	return inputs
+}
 
+// privacyStreams is the privacy property for a JSONL format of the table:
+// each input, rewritten in every variant by rewrite (one record at a
+// time), is audited in every mode; no canary may leak, every where is a
+// place of the format, and the variant that keeps the semantics keeps the
+// verdict.
+func privacyStreams(t *testing.T, format string, inputs []privInput, rewrite func(*pcGen, *pcNode), r *rand.Rand) {
+	flag := "--" + format
 	variants := []pcVariant{
 		{name: "values", keepCatalog: true, sameVerdict: true},
 		{name: "escaped-all", escaped: true, members: true},
@@ -67,14 +85,13 @@ func TestPrivacyClaudeNoInputContent(t *testing.T) {
 		{name: "broken", broken: true, escaped: true},
 	}
 	dir := t.TempDir()
-	places := fzPlaces(audit.FormatClaude)
-	r := rand.New(rand.NewPCG(0x636c61, 0x636e7279))
+	places := fzPlaces(format)
 	runs, streams := 0, 0
 	statuses := map[string]map[string]int{} // variant → status → streams
 	for _, in := range inputs {
-		origCode, origOut, _ := privRun([]string{"eval", "protocol", "--claude-jsonl", "-", "--json"}, in.data)
+		origCode, origOut, _ := privRun([]string{"eval", "protocol", flag, "-", "--json"}, in.data)
 		for _, v := range variants {
-			g := &pcGen{privGen: privGen{r: r}, v: v, ids: map[string]string{}}
+			g := &pcGen{privGen: privGen{r: r}, v: v, ids: map[string]string{}, rewrite: rewrite, claude: format == audit.FormatClaude}
 			doc := g.stream(t, in.data)
 			sub := filepath.Join(dir, g.c())
 			if err := os.Mkdir(sub, 0o755); err != nil {
@@ -97,7 +114,7 @@ func TestPrivacyClaudeNoInputContent(t *testing.T) {
 			for _, m := range []mode{{"stdin", true}, others[streams%len(others)]} {
 				src, asJSON := m.src, m.asJSON
 				name := fmt.Sprintf("%s/%s/%s/json=%v", in.name, v.name, src, asJSON)
-				args := []string{"eval", "protocol", "--claude-jsonl", path}
+				args := []string{"eval", "protocol", flag, path}
 				stdin := []byte(nil)
 				if src == "stdin" {
 					args[3], stdin = "-", doc
@@ -211,6 +228,10 @@ type pcGen struct {
 	privGen
 	v   pcVariant
 	ids map[string]string // original id → its canary
+	// rewrite rewrites one record in place; claude adds Claude Code's
+	// unknown system subtypes to the types variant.
+	rewrite func(*pcGen, *pcNode)
+	claude  bool
 }
 
 // lit returns a JSON string literal holding a new canary, in the variant's
@@ -395,10 +416,10 @@ func (g *pcGen) stream(t *testing.T, data []byte) []byte {
 		if err != nil || rec.kind != 'o' {
 			t.Fatalf("a record that is not a JSON object: %v\n%s", err, line)
 		}
-		g.record(rec)
+		g.rewrite(g, rec)
 		if g.v.types && g.r.IntN(6) == 0 {
 			// A record of an unknown type, or an unknown system subtype.
-			if g.coin() {
+			if g.coin() || !g.claude {
 				out = append(out, `{"type":`+g.lit()+`,`+g.lit()+`:`+g.lit()+`}`)
 			} else {
 				out = append(out, `{"subtype":`+g.lit()+`,"type":"system",`+g.lit()+`:`+g.value(0)+`}`)
