@@ -91,6 +91,7 @@ const (
 	FormatCodex      = "codex-jsonl"
 	FormatClaude     = "claude-jsonl"
 	FormatGemini     = "gemini-jsonl"
+	FormatPi         = "pi-jsonl"
 	FormatTrajectory = "trajectory"
 )
 

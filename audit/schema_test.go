@@ -59,8 +59,9 @@ func reportSchema() obj {
 		counts[n] = count
 	}
 	// A place of the contract's vocabulary: a record, item or event type,
-	// or a path of member names, "[]" marking an array's elements.
-	where := obj{"type": "string", "pattern": `^[a-z_]+(\[\])?(\.[a-z_]+(\[\])?)*$`}
+	// or a path of member names (Pi's are camelCase), "[]" marking an
+	// array's elements.
+	where := obj{"type": "string", "pattern": `^[a-z_][a-zA-Z_]*(\[\])?(\.[a-z_][a-zA-Z_]*(\[\])?)*$`}
 	// The formats and harnesses are the format table's (SPEC §14.3), a
 	// trajectory's harness one of those its harness member may name.
 	var formatNames []string

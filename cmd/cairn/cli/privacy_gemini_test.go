@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -20,7 +21,14 @@ import (
 // canary reaches stdout or stderr, every where is a place of the format,
 // and the rewrite that keeps the semantics keeps the verdict.
 func TestPrivacyGeminiNoInputContent(t *testing.T) {
-	inputs := privCaptures(t, "../../../testdata/gemini/real/*/*.jsonl")
+	var inputs []privInput
+	for _, in := range privCaptures(t, "../../../testdata/gemini/real/*/*.jsonl") {
+		// --output-format json is one document over many lines: not
+		// records the rewrite can keep the shape of.
+		if !strings.HasSuffix(in.name, "/json-output.jsonl") {
+			inputs = append(inputs, in)
+		}
+	}
 	a, err := txtar.ParseFile("../../../testdata/script/gemini_stream.txtar")
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // exit code agrees with the report, every where is one of the format's
 // places, and no piece of the input reaches stdout or stderr.
 func FuzzAuditGemini(f *testing.F) {
-	seeds := fzGeminiSeeds(f)
+	seeds := fzRowSeeds(f, "gemini")
 	vocab := fzRowVocabulary(audit.FormatGemini, seeds)
 	for _, b := range seeds {
 		f.Add(b)
@@ -33,11 +33,29 @@ func FuzzAuditGemini(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--gemini-jsonl", audit.FormatGemini, in) })
 }
 
-// fzGeminiSeeds are the real Gemini CLI captures (every version) and the
-// streams of testdata/script/gemini_stream.txtar.
-func fzGeminiSeeds(tb testing.TB) [][]byte {
+// FuzzAuditPi is FuzzAuditGemini for --pi-jsonl (SPEC §12).
+func FuzzAuditPi(f *testing.F) {
+	seeds := fzRowSeeds(f, "pi")
+	vocab := fzRowVocabulary(audit.FormatPi, seeds)
+	for _, b := range seeds {
+		f.Add(b)
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		f.Add(bytes.Join(lines[:len(lines)/2], nil))                 // cut short
+		f.Add(bytes.Join(append([][]byte{lines[0]}, lines...), nil)) // session twice
+		f.Add(bytes.ReplaceAll(b, []byte(`"codemode"`), []byte(`"mcp__cairn_memory__memory_delete"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"toolCall"`), []byte(`"MARKERblock1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"parentToolCallId"`), []byte(`"MARKERmember1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--pi-jsonl", audit.FormatPi, in) })
+}
+
+// fzRowSeeds are the real captures of a harness's folder (every version:
+// testdata/NAME/real) and the streams of testdata/script/NAME_stream.txtar.
+func fzRowSeeds(tb testing.TB, name string) [][]byte {
 	tb.Helper()
-	paths, _ := filepath.Glob("../../../testdata/gemini/real/*/*.jsonl")
+	paths, _ := filepath.Glob("../../../testdata/" + name + "/real/*/*.jsonl")
 	var out [][]byte
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -46,7 +64,7 @@ func fzGeminiSeeds(tb testing.TB) [][]byte {
 		}
 		out = append(out, b)
 	}
-	a, err := txtar.ParseFile("../../../testdata/script/gemini_stream.txtar")
+	a, err := txtar.ParseFile("../../../testdata/script/" + name + "_stream.txtar")
 	if err != nil {
 		tb.Fatal(err)
 	}
