@@ -10,6 +10,9 @@ import (
 )
 
 // realVerdict is what want.json says a capture of a real CLI must give.
+// Error is set only for an invalid verdict (a capture that is not the
+// format, such as Gemini CLI's --output-format json or its session file);
+// its Checks are then null.
 type realVerdict struct {
 	Status   string `json:"status"`
 	ExitCode int    `json:"exit_code"`
@@ -17,13 +20,45 @@ type realVerdict struct {
 		State string   `json:"state"`
 		Codes []string `json:"codes"`
 	} `json:"checks"`
+	Error *realError `json:"error"`
+}
+
+// realError is an invalid report's error: code, record (null for the input
+// as a whole) and where (null when none).
+type realError struct {
+	Code   string  `json:"code"`
+	Record *int    `json:"record"`
+	Where  *string `json:"where"`
+}
+
+func (e *realError) String() string {
+	if e == nil {
+		return "null"
+	}
+	b, _ := json.Marshal(e)
+	return string(b)
+}
+
+func (e *realError) equal(f *realError) bool {
+	if e == nil || f == nil {
+		return e == f
+	}
+	return e.Code == f.Code && equalPtr(e.Record, f.Record) && equalPtr(e.Where, f.Where)
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // TestRealCodexCaptures audits every stream printed by a real codex binary
 // (testdata/codex/real/VERSION, made by scripts/codex-real/run.sh) and
 // checks the verdict its want.json gives: status, exit code and every
-// check's state and codes, exactly; every report must also match
-// docs/report.schema.json. A capture without a verdict, or a verdict
+// check's state and codes, exactly (for an invalid verdict, null checks and
+// its error's code, record and where, exactly); every report must also
+// match docs/report.schema.json. A capture without a verdict, or a verdict
 // without its capture, fails.
 func TestRealCodexCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/codex/real", "--codex-jsonl", []string{"0.125.0", "0.171.0"})
@@ -77,6 +112,19 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 				validate(t, schema, version+"/"+name, []byte(stdout))
 				if code != wv.ExitCode || got.Status != wv.Status || got.ExitCode != wv.ExitCode {
 					t.Errorf("got %s (exit %d, report %d), want %s (exit %d)\n%s", got.Status, code, got.ExitCode, wv.Status, wv.ExitCode, stdout)
+				}
+				if wv.Error != nil {
+					// An invalid verdict: its error exactly, and no checks.
+					if wv.Status != "invalid" || wv.ExitCode != 2 || wv.Checks != nil {
+						t.Fatalf("want.json: %s has an error, so it must be status invalid, exit_code 2, checks null", name)
+					}
+					if !got.Error.equal(wv.Error) {
+						t.Errorf("error: got %v, want %v", got.Error, wv.Error)
+					}
+					if got.Checks != nil {
+						t.Errorf("checks: got %v, want null", got.Checks)
+					}
+					return
 				}
 				for _, check := range []string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"} {
 					g, w := got.Checks[check], wv.Checks[check]

@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -49,14 +50,40 @@ type checks struct {
 	DirectWriteBoundary check `json:"direct_write_boundary"`
 }
 
+// verdict is one entry of want.json: the report's status, exit code and
+// checks, and for an invalid report (checks null) its error.
 type verdict struct {
-	Status   string `json:"status"`
-	ExitCode int    `json:"exit_code"`
-	Checks   checks `json:"checks"`
+	Status   string  `json:"status"`
+	ExitCode int     `json:"exit_code"`
+	Checks   *checks `json:"checks"`
+	Error    *verr   `json:"error,omitempty"`
+}
+
+// verr is an invalid report's error: its code, the 1-based line it was
+// detected at (null for the input as a whole) and where (null when the
+// report names no place).
+type verr struct {
+	Code   string  `json:"code"`
+	Record *int    `json:"record"`
+	Where  *string `json:"where"`
+}
+
+func (e *verr) verdict() verdict {
+	return verdict{Status: "invalid", ExitCode: 2, Error: e}
+}
+
+// invalidAt is an invalid verdict's error: code at line record, where ("" =
+// null).
+func invalidAt(code string, record int, where string) *verr {
+	e := &verr{Code: code, Record: &record}
+	if where != "" {
+		e.Where = &where
+	}
+	return e
 }
 
 func (c checks) verdict() verdict {
-	v := verdict{Status: "pass", Checks: c}
+	v := verdict{Status: "pass", Checks: &c}
 	for _, ch := range []check{c.EvidenceComplete, c.MemoryFirst, c.RetrievalResult, c.DirectWriteBoundary} {
 		sort.Strings(ch.Codes)
 		switch ch.State {
@@ -155,7 +182,7 @@ func main() {
 		}
 		fmt.Println(line)
 		if err == nil {
-			if err := updateWant(filepath.Join(*out, "want.json"), sc.name+".jsonl", sc.wantFor(*version).verdict()); err != nil {
+			if err := updateWant(filepath.Join(*out, "want.json"), sc.name+".jsonl", sc.wantFor(*version)); err != nil {
 				fatal(err)
 			}
 		}
@@ -220,6 +247,9 @@ func settings(sc *scenario, mcpserver, self, scratch string) obj {
 		srv = o("command", mcpserver, "args", append([]string{"-name", "cairn-memory"}, sc.mcpArgs...))
 	}
 	srv = append(srv, kv("timeout", 60000))
+	if len(sc.excludeTools) > 0 {
+		srv = append(srv, kv("excludeTools", sc.excludeTools))
+	}
 	if sc.trust {
 		srv = append(srv, kv("trust", true))
 	}
@@ -269,7 +299,7 @@ func run(sc *scenario, gemini, mcpserver, self, out, scratch string) (result, er
 	}
 	defer api.close()
 
-	argv := []string{"-p", prompt, "--output-format", "stream-json", "-m", "gemini-2.5-pro"}
+	argv := []string{"-p", prompt, "--output-format", sc.outputFormatFlag(), "-m", "gemini-2.5-pro"}
 	if !sc.noYolo {
 		argv = append(argv, "--yolo")
 	}
@@ -302,7 +332,12 @@ func run(sc *scenario, gemini, mcpserver, self, out, scratch string) (result, er
 		return res, err
 	}
 	outPath := filepath.Join(out, sc.name+".jsonl")
-	of, err := os.Create(outPath)
+	stdoutPath := outPath
+	if sc.keep == keepSession {
+		// The capture is the session file; stdout stays in the scratch folder.
+		stdoutPath = scratch + "/stdout.jsonl"
+	}
+	of, err := os.Create(stdoutPath)
 	if err != nil {
 		return res, err
 	}
@@ -371,11 +406,17 @@ func run(sc *scenario, gemini, mcpserver, self, out, scratch string) (result, er
 	api.mu.Lock()
 	res.requests = api.nreq
 	api.mu.Unlock()
-	b, err := os.ReadFile(outPath)
+	b, err := os.ReadFile(stdoutPath)
 	if err != nil {
 		return res, err
 	}
 	res.lines = bytes.Count(b, []byte("\n"))
+	var sessionNote string
+	if sc.keep == keepSession {
+		if b, sessionNote, err = keepSessionFile(home, outPath); err != nil {
+			return res, err
+		}
+	}
 	if err := os.WriteFile(filepath.Join(out, sc.name+".shape.txt"), shape(b), 0o644); err != nil {
 		return res, err
 	}
@@ -390,6 +431,9 @@ func run(sc *scenario, gemini, mcpserver, self, out, scratch string) (result, er
 	if len(sc.env) > 0 {
 		meta.WriteString("# extra env: " + strings.Join(sc.env, " ") + "\n")
 	}
+	if sessionNote != "" {
+		meta.WriteString("# " + sc.name + ".jsonl is not stdout but " + sessionNote + "\n")
+	}
 	compact, _ := json.Marshal(settings(sc, "MCPSERVER", "CAPTURE", "SCRATCH"))
 	fmt.Fprintf(&meta, "# ~/.gemini/settings.json: %s\n", compact)
 	if err := os.WriteFile(filepath.Join(out, sc.name+".requests.txt"), append([]byte(meta.String()), lb...), 0o644); err != nil {
@@ -403,6 +447,76 @@ func run(sc *scenario, gemini, mcpserver, self, out, scratch string) (result, er
 	}
 	return res, nil
 }
+
+// keepSessionFile copies the one session file the CLI wrote under home
+// (~/.gemini/tmp/<project>/chats/session-*.jsonl) to out, byte for byte, and
+// returns its bytes and its path relative to home. It refuses a file that
+// names a path outside the harness's scratch folders: the session file holds
+// the CLI's session context (the workspace, the OS, the date), and nothing of
+// the machine it ran on may go into testdata beyond those folders.
+func keepSessionFile(home, out string) ([]byte, string, error) {
+	files, err := filepath.Glob(home + "/.gemini/tmp/*/chats/session-*.jsonl")
+	if err != nil {
+		return nil, "", err
+	}
+	if len(files) != 1 {
+		return nil, "", fmt.Errorf("want one session file under %s/.gemini/tmp/*/chats, found %d", home, len(files))
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		return nil, "", err
+	}
+	if err := scratchPathsOnly(b); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", files[0], err)
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return nil, "", err
+	}
+	rel, _ := filepath.Rel(home, files[0])
+	return b, "the session file ~/" + rel, nil
+}
+
+// scratchPathsOnly fails when b holds an absolute path (in any JSON string,
+// decoded) outside the harness's scratch folders /tmp/cairn-gemini-work and
+// /tmp/cairn-gemini-run. A path is a "/" at the start of a string or after
+// white space, a quote, "(" or "=" (so "src/x" and "</tag>" are not).
+func scratchPathsOnly(b []byte) error {
+	var bad []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				walk(k)
+				walk(x)
+			}
+		case []any:
+			for _, x := range t {
+				walk(x)
+			}
+		case string:
+			for _, m := range absPath.FindAllStringSubmatch(t, -1) {
+				if p := m[1]; p != "/tmp/cairn-gemini-work" && !strings.HasPrefix(p, "/tmp/cairn-gemini-work/") && !strings.HasPrefix(p, "/tmp/cairn-gemini-run/") {
+					bad = append(bad, p)
+				}
+			}
+		}
+	}
+	for _, line := range bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n")) {
+		var v any
+		if err := json.Unmarshal(line, &v); err != nil {
+			return fmt.Errorf("a line that is not JSON: %w", err)
+		}
+		walk(v)
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("it names paths outside the scratch folders: %q", bad)
+	}
+	return nil
+}
+
+var absPath = regexp.MustCompile("(?:^|[\\s\"'`(=])(/[^\\s\"'`<>()\\[\\],;]*)")
 
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))

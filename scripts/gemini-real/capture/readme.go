@@ -13,8 +13,8 @@ func readmeText() string {
 	var b strings.Builder
 	b.WriteString(readmeHead)
 	for _, s := range allScenarios() {
-		v := s.want.verdict()
-		fmt.Fprintf(&b, "- `%s.jsonl` — %s. gemini exit %d. **%s (exit %d)**: %s.", s.name, s.about, s.wantExit, v.Status, v.ExitCode, s.why)
+		v := s.wantFor("")
+		fmt.Fprintf(&b, "- `%s.jsonl` — %s. gemini exit %d. **%s (exit %d%s)**: %s.", s.name, s.about, s.wantExit, v.Status, v.ExitCode, v.Error.describe(), s.why)
 		var vs []string
 		for ver := range s.wantIn {
 			vs = append(vs, ver)
@@ -28,6 +28,22 @@ func readmeText() string {
 	}
 	b.WriteString(readmeTail)
 	return b.String()
+}
+
+// describe is ", CODE at line N[ at WHERE]" for an invalid verdict's error,
+// "" for none.
+func (e *verr) describe() string {
+	if e == nil {
+		return ""
+	}
+	s := ", " + e.Code
+	if e.Record != nil {
+		s += fmt.Sprintf(" at line %d", *e.Record)
+	}
+	if e.Where != nil {
+		s += " at `" + *e.Where + "`"
+	}
+	return s
 }
 
 //go:embed readme_head.md

@@ -13,23 +13,33 @@ const prompt = "What does the project memory say about the release ledger?"
 const workDir = "/tmp/cairn-gemini-work"
 
 type scenario struct {
-	name        string
-	about       string   // what the run does (README)
-	why         string   // the reasoning for its verdict (README)
-	server      string   // the MCP server's configured name; "" = cairn-memory
-	mcpArgs     []string // flags for scripts/claude-real/mcpserver
-	mcpCmd      string   // a command to start instead of mcpserver (a missing one)
-	mcpHang     string   // run mcpserver behind `capture mcp-hang`: calls of this tool never return, and the harness sends SIGINT
-	trust       bool     // mcpServers.<name>.trust = true
-	noYolo      bool     // run without --yolo (the default approval mode)
-	maxAttempts int      // general.maxAttempts; 0 = the CLI's default
-	maxTurns    int      // model.maxSessionTurns; 0 = the CLI's default
-	args        []string // more gemini flags
-	env         []string // more environment
-	main        []step   // the main agent's answers, by step
-	sub         []step   // a sub-agent's answers (its request declares complete_task)
-	wantExit    int      // gemini's exit code the scenario expects (checked)
-	want        checks
+	name         string
+	about        string   // what the run does (README)
+	why          string   // the reasoning for its verdict (README)
+	server       string   // the MCP server's configured name; "" = cairn-memory
+	mcpArgs      []string // flags for scripts/claude-real/mcpserver
+	mcpCmd       string   // a command to start instead of mcpserver (a missing one)
+	mcpHang      string   // run mcpserver behind `capture mcp-hang`: calls of this tool never return, and the harness sends SIGINT
+	trust        bool     // mcpServers.<name>.trust = true
+	noYolo       bool     // run without --yolo (the default approval mode)
+	maxAttempts  int      // general.maxAttempts; 0 = the CLI's default
+	maxTurns     int      // model.maxSessionTurns; 0 = the CLI's default
+	args         []string // more gemini flags
+	excludeTools []string // mcpServers.<name>.excludeTools (the server's tools the CLI must not declare)
+	// outputFormat is gemini's --output-format; "" = stream-json.
+	outputFormat string
+	// keep is what <scenario>.jsonl holds: keepStdout (gemini's stdout) or
+	// keepSession (the session file the CLI wrote under the scratch HOME;
+	// stdout is then kept in the scratch folder only).
+	keep     keepKind
+	env      []string // more environment
+	main     []step   // the main agent's answers, by step
+	sub      []step   // a sub-agent's answers (its request declares complete_task)
+	wantExit int      // gemini's exit code the scenario expects (checked)
+	want     checks
+	// wantErr, when set, is the invalid verdict's error instead (checks
+	// null): the capture is not the stream-json format.
+	wantErr *verr
 	// versions where the CLI prints another stream, so the verdict differs:
 	// the verdict there and why.
 	wantIn map[string]versionWant
@@ -40,12 +50,37 @@ type versionWant struct {
 	why  string
 }
 
+// keepKind says what a scenario's .jsonl is.
+type keepKind int
+
+const (
+	keepStdout  keepKind = iota // what gemini printed on stdout
+	keepSession                 // the session file ~/.gemini/tmp/<project>/chats/session-*.jsonl
+)
+
 // wantFor is the verdict for a capture of the given version.
-func (s *scenario) wantFor(version string) checks {
-	if vw, ok := s.wantIn[version]; ok {
-		return vw.want
+func (s *scenario) wantFor(version string) verdict {
+	if s.wantErr != nil {
+		return s.wantErr.verdict()
 	}
-	return s.want
+	if vw, ok := s.wantIn[version]; ok {
+		return vw.want.verdict()
+	}
+	return s.want.verdict()
+}
+
+// outputFormatFlag is the value of gemini's --output-format.
+func (s *scenario) outputFormatFlag() string {
+	if s.outputFormat == "" {
+		return "stream-json"
+	}
+	return s.outputFormat
+}
+
+// streamJSON says whether the capture is gemini's stream-json (what
+// --gemini-jsonl reads), rather than another output of the CLI.
+func (s *scenario) streamJSON() bool {
+	return s.keep == keepStdout && s.outputFormatFlag() == "stream-json"
 }
 
 func (s *scenario) serverName() string {
@@ -424,6 +459,43 @@ func allScenarios() []*scenario {
 				one(call("call_sub_done_a", "complete_task", o("result", o("response", "Memory mem_1: the release ledger lives in src/release-ledger.mjs; amounts are integer cents.")))),
 			},
 			want: checks{inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")},
+		},
+		{
+			name:         "store-refused",
+			about:        "the server is configured with `excludeTools: [\"memory_store\"]`, so the CLI does not declare mcp_cairn-memory_memory_store (18 functions with --yolo); update_topic, then the model calls memory_store anyway: tool_use, then tool_result error, error.type tool_not_registered; then memory_search {scope:project} (declared, runs), then the answer",
+			why:          "a refused mutation is still an attempt (§6.4): memory_store is a catalog capture mutation, so direct_write_boundary fails direct_mutation_unauthorized; the refused store is the first call (update_topic is bookkeeping), another memory tool: memory_first fails tool_before_project_search, and stays a fail, because only a memory_search ending tool_not_registered proves the memory tools unavailable (§11), and this one was a store (the search after it ran); that search has a good result: retrieval_result pass; every call has its result and the result is success: evidence_complete pass",
+			excludeTools: []string{"memory_store"},
+			main: []step{
+				one(topic("call_topic_r")),
+				one(call("call_store_r", mt(cm, "memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
+				one(search("call_search_r", cm, "project")),
+				say(answer),
+			},
+			want: checks{pass, fail("tool_before_project_search"), pass, fail("direct_mutation_unauthorized")},
+		},
+		{
+			name:         "json-output",
+			about:        "the memory-first run with `--output-format json` instead of stream-json: gemini prints one pretty-printed JSON document at the end (`{session_id, response, stats}`); kept as json-output.jsonl to show what --gemini-jsonl does with it",
+			why:          "not the stream-json format (§11): its first line is `{` alone, which is not one JSON object, so the framing of §4.1 refuses it at line 1: invalid malformed_json, record 1, no where",
+			outputFormat: "json",
+			main: []step{
+				one(topic("call_topic_j")),
+				one(text("Let me search the project memory."), search("call_search_j", cm, "project")),
+				say(answer),
+			},
+			wantErr: invalidAt("malformed_json", 1, ""),
+		},
+		{
+			name:  "session-file",
+			about: "the memory-first run (stream-json on stdout, kept only in the scratch folder); session-file.jsonl is the session file the CLI wrote, `~/.gemini/tmp/<project>/chats/session-*.jsonl`, copied byte for byte: a first line `{sessionId, projectHash, startTime, lastUpdated, kind}`, then `user` / `gemini` records and `$set` updates",
+			why:   "not the stream-json format (§11): its first line is one JSON object with no `type` member, a field every record must have (§4.1): invalid schema_violation, record 1, where `type`",
+			keep:  keepSession,
+			main: []step{
+				one(topic("call_topic_f1")),
+				one(text("Let me search the project memory."), search("call_search_f1", cm, "project")),
+				say(answer),
+			},
+			wantErr: invalidAt("schema_violation", 1, "type"),
 		},
 	}
 }

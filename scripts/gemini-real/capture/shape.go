@@ -20,6 +20,18 @@ func shape(b []byte) []byte {
 	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1]
 	}
+	if len(lines) > 1 && !json.Valid(lines[0]) && json.Valid(b) {
+		// One JSON document over many lines (--output-format json): its
+		// shape, not a NOT-JSON per line.
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		s, err := shapeValue(dec)
+		if err != nil {
+			s = "BAD-JSON"
+		}
+		fmt.Fprintf(&out, "1-%d one JSON document (not JSONL) %s\n", len(lines), s)
+		lines = nil
+	}
 	for i, line := range lines {
 		fmt.Fprintf(&out, "%d %s\n", i+1, shapeLine(line))
 	}
@@ -43,6 +55,9 @@ func shapeLine(line []byte) string {
 		return "NOT-JSON"
 	}
 	head := rec.Type
+	if head == "" {
+		head = "(no type)"
+	}
 	var tags []string
 	if rec.Role != "" {
 		tags = append(tags, rec.Role)
