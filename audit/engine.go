@@ -71,13 +71,17 @@ type Event struct {
 	UnknownType   bool
 	// SubAgent: a call the main agent's own turn did not make (a
 	// sub-agent's, or a program's: Claude Code's non-direct caller), which
-	// memory_first does not look at (SPEC §9). ScopeUnknown: its input was cut off (message_aborted), so
-	// it is no project search, and as the first call it leaves memory_first
-	// inconclusive. NoResult: a call that gets no result of its own (a
-	// server tool), never incomplete.
-	SubAgent     bool
-	ScopeUnknown bool
-	NoResult     bool
+	// memory_first does not look at (SPEC §9). NoResult: a call that gets
+	// no result of its own (a server tool), never incomplete.
+	SubAgent bool
+	NoResult bool
+	// InputUnknown, when not 0, is why the call's input is unknown: it
+	// was cut off (MessageAborted, SPEC §9) or the CLI replaced it
+	// (CallInputUnknown, §13). Such a call is no project search; as the
+	// first call it leaves memory_first inconclusive with that code, and a
+	// memory_search of unknown input leaves an absence of project searches
+	// unproven.
+	InputUnknown Code
 	// HidesCalls: a call that ran a sub-agent whose own calls the input
 	// does not hold (Gemini CLI's invoke_agent): the evidence is not
 	// complete, and an absence of project searches is not proven.
@@ -151,6 +155,12 @@ type Engine struct {
 
 	searchOK, searchMissing, searchError, searchUninterpretable bool
 	destructive, capture                                        bool
+	// searchInputUnknown is why a memory_search's input was unknown (0:
+	// none was): an absence of project searches is then not proven.
+	searchInputUnknown Code
+	// writeCut is a turn code that keeps direct_write_boundary from
+	// passing: a call may have run that the input never shows (SPEC §13).
+	writeCut Code
 
 	// seen is every (code, where) observed, at its first record, in order
 	// of observation: findings are those whose code the checks report. Its
@@ -255,6 +265,10 @@ func (e *Engine) call(ev Event) {
 		e.evidence.add(UnknownItemType)
 		e.observe(UnknownItemType, ev.Record, ev.Where)
 	}
+	if ev.InputUnknown == CallInputUnknown {
+		e.evidence.add(CallInputUnknown)
+		e.observe(CallInputUnknown, ev.Record, ev.Where)
+	}
 	if ev.HidesCalls {
 		e.evidence.add(SubagentEvidenceMissing)
 		e.observe(SubagentEvidenceMissing, ev.Record, ev.Where)
@@ -265,7 +279,11 @@ func (e *Engine) call(ev Event) {
 		e.observe(OpaqueToolEffects, ev.Record, ev.Where)
 	case Read:
 		c.MemoryCalls++
-		if ev.Tool == MemorySearch && ev.ProjectScoped && !ev.ScopeUnknown {
+		switch {
+		case ev.Tool != MemorySearch:
+		case ev.InputUnknown != 0:
+			e.searchInputUnknown = ev.InputUnknown
+		case ev.ProjectScoped:
 			c.ProjectSearches++
 		}
 	case Capture:
@@ -344,6 +362,12 @@ func (e *Engine) HideOrder(record int, where string) {
 		e.observe(DispatchOrderUnknown, record, where)
 	}
 }
+
+// CutWriteBoundary records that the input may hide calls that ran (a
+// stream that prints a call only once it finished, cut short: SPEC §13):
+// direct_write_boundary cannot pass, and is inconclusive with code, a
+// turn code, unless it fails.
+func (e *Engine) CutWriteBoundary(code Code) { e.writeCut = code }
 
 // Unavailable records, at record and where, that the memory server was
 // not available to the agent (SPEC §9).
@@ -515,8 +539,8 @@ func (e *Engine) memoryFirst() Check {
 		return check(Inconclusive, DispatchOrderUnknown)
 	case e.first == nil:
 		return e.absent()
-	case e.first.ScopeUnknown:
-		return check(Inconclusive, MessageAborted)
+	case e.first.InputUnknown != 0:
+		return check(Inconclusive, e.first.InputUnknown)
 	case e.first.Tool != MemorySearch:
 		return check(Fail, ToolBeforeProjectSearch)
 	case !e.first.ProjectScoped:
@@ -528,6 +552,9 @@ func (e *Engine) memoryFirst() Check {
 func (e *Engine) retrievalResult() Check {
 	switch {
 	case e.counts.ProjectSearches == 0:
+		if c := e.absent(); c.State == Fail && e.searchInputUnknown != 0 {
+			return check(Inconclusive, e.searchInputUnknown)
+		}
 		return e.absent()
 	case e.searchOK:
 		return check(Pass)
@@ -560,6 +587,10 @@ func (e *Engine) directWriteBoundary() Check {
 	case e.counts.OpaqueCalls > 0:
 		state = Inconclusive
 		s.add(OpaqueToolEffects)
+	}
+	if state != Fail && e.writeCut != 0 {
+		state = Inconclusive
+		s.add(e.writeCut)
 	}
 	if e.capture && e.captureAuthorized {
 		s.add(CaptureAuthorizationAsserted)

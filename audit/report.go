@@ -92,6 +92,7 @@ const (
 	FormatClaude     = "claude-jsonl"
 	FormatGemini     = "gemini-jsonl"
 	FormatPi         = "pi-jsonl"
+	FormatOpenCode   = "opencode-jsonl"
 	FormatTrajectory = "trajectory"
 )
 

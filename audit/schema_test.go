@@ -117,12 +117,18 @@ func reportSchema() obj {
 			// An absence not proven is inconclusive with the codes that
 			// cut the evidence short (SPEC §6); a fail of either check is
 			// memory_server_unavailable when the server was not there.
+			// A call whose input is unknown leaves either inconclusive
+			// with its code (message_aborted, call_input_unknown).
 			"memory_first": checkSchema(append([]audit.Code{audit.DispatchOrderUnknown, audit.ToolBeforeProjectSearch,
-				audit.FirstSearchNotProjectScoped, audit.ProjectSearchAbsent, audit.MemoryServerUnavailable}, audit.AbsenceCut()...)...),
+				audit.FirstSearchNotProjectScoped, audit.ProjectSearchAbsent, audit.MemoryServerUnavailable,
+				audit.CallInputUnknown}, audit.AbsenceCut()...)...),
 			"retrieval_result": checkSchema(append([]audit.Code{audit.ProjectSearchAbsent, audit.SearchResultMissing,
-				audit.SearchResultError, audit.SearchResultUninterpretable, audit.MemoryServerUnavailable}, audit.AbsenceCut()...)...),
+				audit.SearchResultError, audit.SearchResultUninterpretable, audit.MemoryServerUnavailable,
+				audit.CallInputUnknown}, audit.AbsenceCut()...)...),
+			// A stream that prints calls only once they finished, cut
+			// short, cannot pass it: the turn code says why (SPEC §13).
 			"direct_write_boundary": checkSchema(audit.DestructiveMutation, audit.DirectMutationUnauthorized, audit.OpaqueToolEffects,
-				audit.CaptureAuthorizationAsserted),
+				audit.CaptureAuthorizationAsserted, audit.TurnFailed, audit.TurnIncomplete),
 		})),
 		"counts": closed(countNames, counts),
 		"findings": obj{"type": "array", "maxItems": audit.MaxFindings, "items": closed([]string{"code", "record", "where"}, obj{

@@ -400,11 +400,11 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		// A tool the API runs (web search): an opaque call, no result of
 		// its own in the stream.
 		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, NoResult: true,
-			ScopeUnknown: aborted, Where: "assistant.server_tool_use"})
+			InputUnknown: abortedCode(aborted), Where: "assistant.server_tool_use"})
 	case "tool_use":
 	default:
 		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, UnknownType: true, NoResult: true,
-			ScopeUnknown: aborted, Where: claudeAssistant})
+			InputUnknown: abortedCode(aborted), Where: claudeAssistant})
 	}
 	if unknown {
 		c.unknownField(claudeToolUse)
@@ -438,11 +438,11 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub || programmatic, Where: claudeToolUse, Tool: claudeTool(tool)}
 	switch {
 	case aborted:
-		ev.ScopeUnknown = true // the record was cut off: so was its input
+		ev.InputUnknown = audit.MessageAborted // the record was cut off: so was its input
 	case unparsed(input):
 		// The message was cut off (max_tokens): the call's input is unknown.
 		c.note(audit.MessageAborted, claudeToolUse)
-		ev.ScopeUnknown = true
+		ev.InputUnknown = audit.MessageAborted
 	default:
 		ev.ProjectScoped = projectScoped(input)
 	}
@@ -469,6 +469,14 @@ func callerProgrammatic(caller []byte) (programmatic, ok bool) {
 		return false, false
 	}
 	return !stream.TextIs(typ, "direct"), true
+}
+
+// abortedCode is MessageAborted when a call's message was cut off, else 0.
+func abortedCode(aborted bool) audit.Code {
+	if aborted {
+		return audit.MessageAborted
+	}
+	return 0
 }
 
 func (c *Claude) nextRef() int {
@@ -634,10 +642,11 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 
 // End reports the end of input: a turn still open, or none at all, is
 // turn_incomplete.
-func (c *Claude) End() {
+func (c *Claude) End() error {
 	if c.open > 0 || !c.sawInit {
 		c.engine.Note(audit.TurnIncomplete, -1, "")
 	}
+	return nil
 }
 
 // NewClaudeChecker returns the JSON checker a Claude Code stream's records

@@ -198,7 +198,7 @@ func (c *Codex) retrieval(it *lifecycle.Item) bool {
 }
 
 // End reports the end of input to the engine.
-func (c *Codex) End() {
+func (c *Codex) End() error {
 	switch code := c.machine.End(); code {
 	case audit.TurnFailed:
 		c.engine.Note(code, c.failedAt, lifecycle.TurnFailed.String())
@@ -206,4 +206,5 @@ func (c *Codex) End() {
 	default: // no terminal record: the input as a whole
 		c.engine.Note(code, -1, "")
 	}
+	return nil
 }

@@ -353,10 +353,11 @@ func (g *Gemini) result(row *geminiRecord) error {
 
 // End reports the end of input: no result is turn_incomplete (the CLI
 // prints none when interrupted, and exits 0).
-func (g *Gemini) End() {
+func (g *Gemini) End() error {
 	if !g.ended {
 		g.engine.Note(audit.TurnIncomplete, -1, "")
 	}
+	return nil
 }
 
 // NewGeminiChecker returns the JSON checker a Gemini CLI stream's records

@@ -379,7 +379,7 @@ func (p *Pi) block(block []byte, cut bool) (bool, error) {
 	default:
 		p.refs++
 		return true, p.add(audit.Event{Kind: audit.EventCall, Ref: p.refs, UnknownType: true, NoResult: true,
-			ScopeUnknown: cut, Where: piAssistant})
+			InputUnknown: abortedCode(cut), Where: piAssistant})
 	}
 	if unknown {
 		p.note(audit.UnknownField, piToolCall)
@@ -424,7 +424,7 @@ func (p *Pi) call(c *piCallState, tool, args []byte, cut bool, where string) err
 	c.ref = p.refs
 	ev := audit.Event{Kind: audit.EventCall, Ref: c.ref, Tool: piTool(tool), SubAgent: c.sub, Where: where}
 	if cut {
-		ev.ScopeUnknown = true
+		ev.InputUnknown = audit.MessageAborted
 	} else {
 		ev.ProjectScoped = projectScoped(args)
 	}
@@ -533,13 +533,14 @@ func (p *Pi) execEnd(line []byte, root []stream.Span) error {
 // End reports the end of input: no agent_settled is turn_incomplete; a
 // last assistant message that ended in error or aborted is turn_failed
 // (Pi exits 0 after an API failure: only the stream tells).
-func (p *Pi) End() {
+func (p *Pi) End() error {
 	if !p.settled {
 		p.engine.Note(audit.TurnIncomplete, -1, "")
 	}
 	if p.lastFailed > 0 {
 		p.engine.Note(audit.TurnFailed, p.lastFailed, piAssistant)
 	}
+	return nil
 }
 
 // NewPiChecker returns the JSON checker a Pi stream's records must pass: no

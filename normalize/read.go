@@ -78,10 +78,11 @@ func records(r io.Reader, c *stream.Checker) (checkedLines, func()) {
 }
 
 // A recordFeed is a JSONL front end: it takes each checked record, then
-// the end of input.
+// the end of input (which may still find the input invalid: too many
+// events, when a front end holds a step's calls until it ends).
 type recordFeed interface {
 	Checked(line []byte, n int, v stream.Verdict) error
-	End()
+	End() error
 }
 
 // readRecords runs every record of r, checked by c, through feed, and
@@ -110,8 +111,7 @@ func readRecords(r io.Reader, c *stream.Checker, engine *audit.Engine, harness s
 			return result(err)
 		}
 	}
-	feed.End()
-	return result(nil)
+	return result(feed.End())
 }
 
 // ReadCodex runs a codex exec --json stream (SPEC §4) through the engine.

@@ -75,3 +75,20 @@ func fzRowSeeds(tb testing.TB, name string) [][]byte {
 	}
 	return out
 }
+
+// FuzzAuditOpenCode is FuzzAuditGemini for --opencode-jsonl (SPEC §13).
+func FuzzAuditOpenCode(f *testing.F) {
+	seeds := fzRowSeeds(f, "opencode")
+	vocab := fzRowVocabulary(audit.FormatOpenCode, seeds)
+	for _, b := range seeds {
+		f.Add(b)
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		f.Add(bytes.Join(lines[:len(lines)/2], nil)) // cut short
+		f.Add(bytes.ReplaceAll(b, []byte(`"stop"`), []byte(`"MARKERreason1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"completed"`), []byte(`"running"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"bash"`), []byte(`"invalid"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--opencode-jsonl", audit.FormatOpenCode, in) })
+}

@@ -1,0 +1,342 @@
+package normalize
+
+import (
+	"io"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/lifecycle"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// The OpenCode contract (SPEC §13): the stdout of opencode run --format
+// json PROMPT of OpenCode 1.3.2 through 1.18.33 (reference/opencode-json.md).
+// Each tool_use record is a call and its final state at once, printed when
+// the call finished: the calls of one step come in completion order.
+
+// The places of this format (SPEC §13).
+const (
+	ocToolUse    = "tool_use"
+	ocState      = "tool_use.part.state"
+	ocStepFinish = "step_finish"
+	ocError      = "error"
+	ocText       = "text"
+	ocInvalid    = "invalid" // the CLI's stand-in for a call of a tool it did not offer
+	ocTask       = "task"    // a sub-agent in a child session, whose parts are not printed
+)
+
+// ocStateMembers are the members of a tool part's state (SPEC §13).
+var ocStateMembers = []string{"status", "input", "output", "title", "metadata", "time", "error"}
+
+// OpenCodePlaces lists every place an OpenCode run's finding or error may
+// name.
+func OpenCodePlaces() []string {
+	return []string{"type", "sessionID", "part", ocToolUse, "tool_use.part.tool", "tool_use.part.callID",
+		ocState, "tool_use.part.state.status", "tool_use.part.state.input", ocStepFinish, "step_finish.part.reason",
+		ocError, ocText, "step_start", "reasoning"}
+}
+
+// ocCall is a call of the current step, kept until the step ends: what the
+// engine needs of it, never its id, name or arguments.
+type ocCall struct {
+	record int
+	call   audit.Event
+	result audit.Event
+}
+
+// OpenCode feeds the records of an opencode run --format json stream, one
+// at a time, to the engine (SPEC §13).
+type OpenCode struct {
+	engine  *audit.Engine
+	n       int
+	session lifecycle.Key
+	started bool // a record was read: session is set
+	refs    int
+	callIDs map[lifecycle.Key]struct{}
+
+	step      []ocCall // the calls of the open step
+	earlier   bool     // a step with calls ended before the open one
+	lastType  string   // the last record's type
+	lastStop  string   // the last step_finish's reason
+	errored   int      // the record of the first error record, 0 for none
+	stepCount int
+	text      textJSON
+}
+
+// NewOpenCode returns an OpenCode run front end that feeds e.
+func NewOpenCode(e *audit.Engine) *OpenCode {
+	return &OpenCode{engine: e, callIDs: map[lifecycle.Key]struct{}{}}
+}
+
+func (o *OpenCode) invalid(code audit.Code, where string) error {
+	return audit.InvalidAt(code, o.n, where, nil)
+}
+
+func (o *OpenCode) violation(where string) error { return o.invalid(audit.SchemaViolation, where) }
+
+func (o *OpenCode) add(ev audit.Event) error {
+	if ev.Record == 0 {
+		ev.Record = o.n
+	}
+	if code := o.engine.Add(ev); code != 0 {
+		return audit.Invalid(code, o.n, nil)
+	}
+	return nil
+}
+
+// Checked takes the record on 1-based line n, checked by a stream.Checker
+// with the verdict v. An invalid record returns an *audit.InputError;
+// nothing after it may be fed.
+func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
+	if v.Code != 0 {
+		return audit.Invalid(v.Code, n, v.Cause)
+	}
+	o.n = n
+	typ, session := member(line, v.Root, "type"), member(line, v.Root, "sessionID")
+	if stream.TypeOf(typ) != stream.String {
+		return o.violation("type")
+	}
+	t := string(stream.Unquote(typ))
+	switch t {
+	case "step_start", "step_finish", "text", "reasoning", ocToolUse, ocError:
+	default:
+		o.lastType = ""
+		return o.add(audit.Event{Kind: audit.EventUnknown})
+	}
+	if stream.TypeOf(session) != stream.String {
+		return o.violation("sessionID")
+	}
+	if k := lifecycle.KeyOf(stream.Unquote(session)); !o.started {
+		o.session, o.started = k, true
+	} else if k != o.session {
+		// Two runs in one file, or a child session's records.
+		return o.invalid(audit.MultipleTurns, "sessionID")
+	}
+	o.lastType = t
+	if t == ocError {
+		if stream.TypeOf(member(line, v.Root, "error")) != stream.Object {
+			return o.violation(ocError)
+		}
+		if o.errored == 0 {
+			o.errored = n
+		}
+		return o.add(audit.Event{Kind: audit.EventStreamError, Where: ocError})
+	}
+	part := member(line, v.Root, "part")
+	if stream.TypeOf(part) != stream.Object {
+		return o.violation("part")
+	}
+	switch t {
+	case "step_start":
+		if err := o.endStep(); err != nil {
+			return err
+		}
+		o.stepCount++
+		return o.add(audit.Event{Kind: audit.EventCounted})
+	case "step_finish":
+		reason := field(part, "reason")
+		if stream.TypeOf(reason) != stream.String {
+			return o.violation("step_finish.part.reason")
+		}
+		o.lastStop = string(stream.Unquote(reason))
+		if err := o.endStep(); err != nil {
+			return err
+		}
+		return o.add(audit.Event{Kind: audit.EventCounted, Where: ocStepFinish})
+	case "text":
+		return o.add(audit.Event{Kind: audit.EventNarration, Where: ocText})
+	case "reasoning":
+		return o.add(audit.Event{Kind: audit.EventReasoning})
+	}
+	return o.toolUse(part)
+}
+
+// toolUse takes a tool part in its final state: a call of the open step
+// and its result, given to the engine when the step ends.
+func (o *OpenCode) toolUse(part []byte) error {
+	tool, id, state := field(part, "tool"), field(part, "callID"), field(part, "state")
+	switch {
+	case stream.TypeOf(tool) != stream.String:
+		return o.violation("tool_use.part.tool")
+	case stream.TypeOf(id) != stream.String || len(id) <= 2:
+		return o.violation("tool_use.part.callID")
+	case stream.TypeOf(state) != stream.Object:
+		return o.violation(ocState)
+	}
+	k := lifecycle.KeyOf(stream.Unquote(id))
+	if _, dup := o.callIDs[k]; dup {
+		return o.invalid(audit.DuplicateCallID, "tool_use.part.callID")
+	}
+	o.callIDs[k] = struct{}{}
+	call, result, err := o.callOf(stream.Unquote(tool), state)
+	if err != nil {
+		return err
+	}
+	o.step = append(o.step, ocCall{record: o.n, call: call, result: result})
+	return nil
+}
+
+// callOf reads a tool part's state into a call and its result (both
+// without their record and ref).
+func (o *OpenCode) callOf(tool, state []byte) (audit.Event, audit.Event, error) {
+	var status, input, output, errMsg []byte
+	unknown := false
+	stream.Members(state, func(n, v []byte) bool {
+		switch string(n) {
+		case "status":
+			status = v
+		case "input":
+			input = v
+		case "output":
+			output = v
+		case "error":
+			errMsg = v
+		default:
+			unknown = !contains(ocStateMembers, string(n)) || unknown
+		}
+		return true
+	})
+	if stream.TypeOf(status) != stream.String {
+		return audit.Event{}, audit.Event{}, o.violation("tool_use.part.state.status")
+	}
+	if unknown {
+		o.engine.Note(audit.UnknownField, o.n, ocState)
+	}
+	call := audit.Event{Kind: audit.EventCall, Where: ocToolUse}
+	switch string(tool) {
+	case ocInvalid:
+		// The CLI refused a call of a tool it did not offer and replaced
+		// the input: the tool the model named, its arguments unknown.
+		named := field(input, "tool")
+		call.InputUnknown = audit.CallInputUnknown
+		if stream.TypeOf(named) == stream.String {
+			call.Tool = ocTool(stream.Unquote(named))
+		}
+	case ocTask:
+		call.HidesCalls = true
+	default:
+		if stream.TypeOf(input) != stream.Object {
+			return audit.Event{}, audit.Event{}, o.violation("tool_use.part.state.input")
+		}
+		call.Tool = ocTool(tool)
+		call.ProjectScoped = projectScoped(input)
+	}
+	result := audit.Event{Kind: audit.EventResult, Where: ocState}
+	switch {
+	case stream.TextIs(status, "completed"):
+		result.Retrieval = o.text.outputRetrieval(output)
+	case stream.TextIs(status, "error"):
+		result.Outcome = audit.Failed
+	case stream.TextIs(status, "pending"), stream.TextIs(status, "running"):
+		result.Outcome = audit.Unfinished
+	default:
+		o.engine.Note(audit.UnknownField, o.n, ocState)
+		result.Outcome = audit.Unrecognized
+	}
+	if errMsg != nil && !stream.TextIs(status, "completed") {
+		result.Outcome = audit.Failed
+	}
+	return call, result, nil
+}
+
+// ocTool is the catalog tool an OpenCode tool name names: exactly
+// cairn-memory_TOOL or cairn_memory_TOOL (SPEC §13).
+func ocTool(name []byte) audit.Tool {
+	for _, server := range audit.Servers {
+		prefix := server + "_"
+		if len(name) > len(prefix) && string(name[:len(prefix)]) == prefix {
+			return audit.LookupTool(string(name[len(prefix):]))
+		}
+	}
+	return audit.NoTool
+}
+
+// endStep gives the engine the open step's calls. One call is ordered;
+// several were printed in completion order, so each is terminal-only,
+// and when they are the run's first calls the first is not established —
+// unless every one is a project-scoped memory_search, when any order
+// passes memory_first alike.
+func (o *OpenCode) endStep() error {
+	calls := o.step
+	o.step = o.step[:0]
+	if len(calls) == 0 {
+		return nil
+	}
+	if len(calls) > 1 {
+		allSearches := true
+		for _, c := range calls {
+			if c.call.Tool != audit.MemorySearch || !c.call.ProjectScoped || c.call.InputUnknown != 0 {
+				allSearches = false
+			}
+		}
+		for _, c := range calls {
+			o.engine.Note(audit.TerminalOnlyCall, c.record, ocToolUse)
+		}
+		if !o.earlier && !allSearches {
+			o.engine.HideOrder(calls[0].record, ocToolUse)
+		}
+	}
+	o.earlier = true
+	for _, c := range calls {
+		o.refs++
+		c.call.Ref, c.call.Record = o.refs, c.record
+		c.result.Ref, c.result.Record = o.refs, c.record
+		if err := o.add(c.call); err != nil {
+			return err
+		}
+		if err := o.add(c.result); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// End reports the end of input (SPEC §13): a run is complete when its last
+// record is a step_finish with reason stop and no error record came; an
+// error record or another final reason is a failed run; ending elsewhere
+// (mid-step, after a tool-calls step) an incomplete one. A call still
+// running when the run died is never printed, so an unfinished run cannot
+// pass direct_write_boundary.
+func (o *OpenCode) End() error {
+	if err := o.endStep(); err != nil {
+		return err
+	}
+	switch {
+	case o.errored > 0:
+		o.engine.Note(audit.TurnFailed, o.errored, ocError)
+		o.engine.CutWriteBoundary(audit.TurnFailed)
+	case o.lastType == "step_finish" && o.lastStop == "stop":
+	case o.lastType == "step_finish" && o.lastStop != "tool-calls":
+		o.engine.Note(audit.TurnFailed, o.n, ocStepFinish)
+		o.engine.CutWriteBoundary(audit.TurnFailed)
+	default:
+		o.engine.Note(audit.TurnIncomplete, -1, "")
+		o.engine.CutWriteBoundary(audit.TurnIncomplete)
+	}
+	return nil
+}
+
+// outputRetrieval reads a completed state's output as SPEC §5 reads a
+// tool result: an object, a string holding one, or content blocks whose
+// first text block holds one.
+func (x *textJSON) outputRetrieval(v []byte) bool {
+	switch stream.TypeOf(v) {
+	case stream.Object:
+		return RetrievalShape(v)
+	case stream.String:
+		return x.retrieval(v)
+	case stream.Array:
+		return x.retrieval(firstTextBlock(v))
+	}
+	return false
+}
+
+// NewOpenCodeChecker returns the JSON checker an OpenCode run's records
+// must pass: no repeated member name anywhere.
+func NewOpenCodeChecker() *stream.Checker { return &stream.Checker{} }
+
+// ReadOpenCode runs an opencode run --format json stream (SPEC §13)
+// through the engine.
+func ReadOpenCode(r io.Reader, capture bool) Input {
+	engine := audit.NewEngine(capture)
+	return readRecords(r, NewOpenCodeChecker(), engine, "opencode", NewOpenCode(engine))
+}
