@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestLinesBadReader(t *testing.T) {
 		}, errReadCount},
 		{"count past len(p)", func() io.Reader { return &badReader{bad: func(p []byte) (int, error) { return len(p) + 1, nil }} }, errReadCount},
 		{"count past len(p) after records", func() io.Reader {
-			return &badReader{head: records, bad: func(p []byte) (int, error) { return 1 << 40, nil }}
+			return &badReader{head: records, bad: func(p []byte) (int, error) { return math.MaxInt, nil }}
 		}, errReadCount},
 		{"no progress", func() io.Reader { return &badReader{bad: func([]byte) (int, error) { return 0, nil }} }, io.ErrNoProgress},
 	} {

@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -57,7 +58,7 @@ func TestAuditStreamBadReader(t *testing.T) {
 		"negative count and EOF":      func([]byte) (int, error) { return -5, io.EOF },
 		"count past len(p)":           func(p []byte) (int, error) { return len(p) + 1, nil },
 		"count past len(p) and EOF":   func(p []byte) (int, error) { return 2*len(p) + 7, io.EOF },
-		"huge count":                  func([]byte) (int, error) { return 1 << 62, nil },
+		"huge count":                  func([]byte) (int, error) { return math.MaxInt, nil },
 		"no progress":                 func([]byte) (int, error) { return 0, nil },
 		"negative count and an error": func([]byte) (int, error) { return -1, errors.New("read failed") },
 	}
