@@ -20,6 +20,9 @@ import (
 // (on Linux with O_PATH, which needs only search permission); the file
 // itself was looked at before it was opened, opened without following
 // links and without blocking, and checked with fstat.
+//
+// While it is open it holds one of the slots the descriptor limit leaves
+// room for (file_descriptors.go): Open waits for one.
 type File struct {
 	f      *os.File
 	fd     int
@@ -27,6 +30,7 @@ type File struct {
 	path   string // as given, to walk again; never printed
 	before unix.Stat_t
 	n      int64
+	closed bool
 }
 
 // dirFlags open a directory on the path. With O_PATH opening it needs
@@ -54,18 +58,25 @@ var oPath = func() int {
 // a symbolic link; "." and empty components change nothing; a trailing
 // slash (or "." or "..") makes the path name a directory. A relative path
 // starts at the physical working directory, never at $PWD.
+//
+// It waits while the process has as many Files open as its descriptor
+// limit leaves room for, and an open that finds no descriptor free is
+// tried again for a while before it fails (file_descriptors.go).
 func Open(path string) (*File, error) {
 	origin := "."
 	if strings.HasPrefix(path, "/") {
 		origin = "/"
 	}
-	start, err := unix.Open(origin, dirFlags, 0)
+	acquireSlot()
+	start, err := withDescriptor(func() (int, error) { return unix.Open(origin, dirFlags, 0) })
 	if err != nil {
+		releaseSlot()
 		return nil, openError(err)
 	}
 	in, err := open(start, path)
 	if err != nil {
 		unix.Close(start)
+		releaseSlot()
 		return nil, err
 	}
 	return in, nil
@@ -84,7 +95,9 @@ func open(start int, path string) (*File, error) {
 	}
 	// Look before opening (resolve did): opening a device or FIFO can have
 	// effects.
-	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := withDescriptor(func() (int, error) {
+		return unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	})
 	if err != nil {
 		return nil, openError(err)
 	}
@@ -103,6 +116,15 @@ func open(start int, path string) (*File, error) {
 	case in.before.Size > MaxBytes:
 		unix.Close(fd)
 		return nil, tooLarge(in.before.Size)
+	}
+	// A regular file does not block: O_NONBLOCK was for opening a FIFO.
+	// Left set, it would have os.NewFile hand the file to the runtime's
+	// poller, which epoll refuses for a regular file, and whose first use
+	// takes two more descriptors (and is a fatal error when there are
+	// none).
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, audit.Invalid(audit.InputUnreadable, -1, err)
 	}
 	in.f = os.NewFile(uintptr(fd), "input")
 	return in, nil
@@ -145,7 +167,7 @@ func resolve(start int, path string) (dir int, name string, st unix.Stat_t, err 
 		}
 		// ".." too is opened from the directory reached so far: the
 		// kernel's parent of it, not a lexical one.
-		next, err := unix.Openat(at(), part, dirFlags, 0)
+		next, err := withDescriptor(func() (int, error) { return unix.Openat(at(), part, dirFlags, 0) })
 		if err != nil {
 			if fstatatNoFollow(at(), part, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
 				err = syscall.ELOOP
@@ -254,7 +276,9 @@ func (in *File) Verify() error {
 // file, and the path walked again from the start as Open walked it, must
 // both give the same device, inode, size, mtime and ctime as at Open.
 // Otherwise, also when the path no longer resolves (a directory on it
-// swapped, renamed or made a link), its error is input_changed.
+// swapped, renamed or made a link), its error is input_changed; but a walk
+// that found no descriptor free is input_unreadable, which says nothing of
+// the file.
 //
 // It may be called at any point between Open and Close, more than once,
 // and while another goroutine reads the file: a caller that finds a
@@ -267,6 +291,9 @@ func (in *File) VerifyUnchanged() error {
 	}
 	dir, _, now, err := resolve(in.start, in.path)
 	if err != nil {
+		if outOfDescriptors(err) {
+			return audit.Invalid(audit.InputUnreadable, -1, err)
+		}
 		return audit.Invalid(audit.InputChanged, -1, err)
 	}
 	closeDir(dir)
@@ -283,8 +310,15 @@ func sameFile(a, b *unix.Stat_t) bool {
 		a.Mtim == b.Mtim && a.Ctim == b.Ctim
 }
 
-// Close releases the file and the directory its walk starts from.
+// Close releases the file, the directory its walk starts from and its
+// slot. Only the first call does.
 func (in *File) Close() error {
+	if in.closed {
+		return os.ErrClosed
+	}
+	in.closed = true
 	unix.Close(in.start)
-	return in.f.Close()
+	err := in.f.Close()
+	releaseSlot()
+	return err
 }
