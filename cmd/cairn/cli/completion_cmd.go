@@ -228,17 +228,21 @@ func writeBash(w io.Writer, nodes []cmdNode) {
 	}
 	fmt.Fprintln(w, "_cairn() {")
 	fmt.Fprintln(w, `  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} path="" w i`)
+	fmt.Fprintln(w, `  COMPREPLY=()`)
 	fmt.Fprintln(w, "  for ((i = 1; i < COMP_CWORD; i++)); do")
 	fmt.Fprintln(w, "    w=${COMP_WORDS[i]}")
 	fmt.Fprintln(w, `    case "$path $w" in`)
 	fmt.Fprintf(w, "      %s) path=\"$path $w\" ;;\n", strings.Join(paths, "|"))
 	fmt.Fprintln(w, "    esac")
 	fmt.Fprintln(w, "  done")
-	// Paths: one name a line (a name with spaces stays whole), and, where
-	// the shell has compopt, marked as file names so that a directory gets
-	// its slash and no space.
+	// Paths are offered by no word list: with none, complete -o default
+	// has readline complete file names itself, each name as it is (a
+	// name with a newline, a space or a glob character stays one name,
+	// quoted), a directory with its slash. Names from compgen -f would
+	// come one a line, and the unquoted $(...) that splits them would
+	// expand them as globs again.
 	if len(fileFlags) > 0 {
-		fmt.Fprintf(w, "  case $prev in\n    %s)\n      type compopt >/dev/null 2>&1 && compopt -o filenames\n      local IFS=$'\\n'\n      COMPREPLY=($(compgen -f -- \"$cur\"))\n      return ;;\n  esac\n", strings.Join(uniq(fileFlags), "|"))
+		fmt.Fprintf(w, "  case $prev in\n    %s) return ;;\n  esac\n", strings.Join(uniq(fileFlags), "|"))
 	}
 	// A command that takes paths as arguments (eval batch), and the values
 	// of its flags that take other values (--format, --jobs).
@@ -257,12 +261,7 @@ func writeBash(w io.Writer, nodes []cmdNode) {
 			}
 		}
 		fmt.Fprintln(w, `    esac`)
-		fmt.Fprintln(w, `    if [[ $cur != -* ]]; then`)
-		fmt.Fprintln(w, `      type compopt >/dev/null 2>&1 && compopt -o filenames`)
-		fmt.Fprintln(w, `      local IFS=$'\n'`)
-		fmt.Fprintln(w, `      COMPREPLY=($(compgen -f -- "$cur"))`)
-		fmt.Fprintln(w, `      return`)
-		fmt.Fprintln(w, `    fi`)
+		fmt.Fprintln(w, `    [[ $cur != -* ]] && return`)
 		fmt.Fprintln(w, `  fi`)
 	}
 	fmt.Fprintln(w, "  case $path in")

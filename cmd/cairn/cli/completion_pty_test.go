@@ -214,7 +214,12 @@ var tabX = []string{"Tab", "X"}
 
 func runCompletionCases(t *testing.T, argv []string, setup string, cases []completionCase) {
 	t.Helper()
-	h := newCompletionHome(t)
+	runCompletionCasesIn(t, newCompletionHome(t), argv, setup, cases)
+}
+
+// runCompletionCasesIn is runCompletionCases in the home h.
+func runCompletionCasesIn(t *testing.T, h completionHome, argv []string, setup string, cases []completionCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.typed, func(t *testing.T) {
 			s := startScreen(t, h, argv...)
@@ -236,6 +241,36 @@ func TestCompletionInteractiveBash(t *testing.T) {
 		{"cairn eval batch --format cl", tabX, []string{`--format claude-jsonl X`}},
 		{"cairn help ev", tabX, []string{`cairn help eval X`}},
 		{"cairn explain turn_f", tabX, []string{`cairn explain turn_failed X`}},
+	})
+}
+
+// TestCompletionInteractiveBashOddNames completes file names that a list
+// of names, one a line, would break: a name with a newline, and names with
+// glob characters beside the names they would match. Each completed
+// argument is run through a function named cairn that prints it quoted
+// (%q), so the screen shows exactly the word the completion made.
+func TestCompletionInteractiveBashOddNames(t *testing.T) {
+	h := newCompletionHome(t)
+	for _, name := range []string{"[ab].jsonl", "a.jsonl", "b.jsonl", "nl\nname.jsonl", "x*y.jsonl", "xay.jsonl"} {
+		if err := os.WriteFile(filepath.Join(h.work, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bash := []string{"bash", "--norc", "--noprofile"}
+	setup := bashSource + `; cairn() { printf 'ARG=%q\n' "${@: -1}"; }`
+	enter := []string{"Tab", "Enter"}
+	const (
+		brackets = `(?m)^ARG=\\\[ab\\\]\.jsonl$`
+		newline  = `(?m)^ARG=\$'nl\\nname\.jsonl'$`
+		star     = `(?m)^ARG=x\\\*y\.jsonl$`
+	)
+	runCompletionCasesIn(t, h, bash, setup, []completionCase{
+		{"cairn eval protocol --codex-jsonl [", enter, []string{brackets}},
+		{"cairn eval protocol --trajectory nl", enter, []string{newline}},
+		{"cairn eval protocol --claude-jsonl x*", enter, []string{star}},
+		{"cairn eval batch --format codex-jsonl [", enter, []string{brackets}},
+		{"cairn eval batch --json nl", enter, []string{newline}},
+		{"cairn eval batch --format trajectory x*", enter, []string{star}},
 	})
 }
 

@@ -11,8 +11,10 @@ import (
 
 // TestBashCompletionInBash sources the generated script in a real bash
 // (skipped where there is none) and asks its completion function what it
-// offers: paths one per name (a name with spaces whole), eval batch's
-// formats and paths, commands and flags from the grammar.
+// offers: eval batch's formats, commands and flags from the grammar, and,
+// where a path goes, no word at all, which complete -o default turns into
+// readline's own file names (TestCompletionInteractiveBash and
+// ...OddNames type them).
 func TestBashCompletionInBash(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -36,10 +38,11 @@ func TestBashCompletionInBash(t *testing.T) {
 		words string // the command line, the word completed last
 		want  []string
 	}{
-		{`cairn eval protocol --codex-jsonl ""`, []string{"a file.jsonl", "dir with space", "testdata"}},
-		{`cairn eval protocol --claude-jsonl "a"`, []string{"a file.jsonl"}},
+		{`cairn eval protocol --codex-jsonl ""`, nil},
+		{`cairn eval protocol --claude-jsonl "a"`, nil},
 		{`cairn eval batch --format c`, []string{"claude-jsonl", "codex-jsonl"}},
-		{`cairn eval batch --format codex-jsonl "t"`, []string{"testdata"}},
+		{`cairn eval batch --format codex-jsonl "t"`, nil},
+		{`cairn eval batch --json ""`, nil},
 		{`cairn eval batch --js`, []string{"--json"}},
 		{`cairn eval pro`, []string{"protocol"}},
 		{`cairn explain turn_f`, []string{"turn_failed"}},
@@ -54,9 +57,15 @@ func TestBashCompletionInBash(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: bash: %v", tc.words, err)
 		}
-		got := strings.Split(strings.TrimSpace(string(out)), "\n")
+		got := strings.Fields(string(out))
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%s: bash offers %q, want %q", tc.words, got, tc.want)
 		}
+	}
+	cmd := exec.Command(bash, "--norc", "--noprofile", "-c", "source ../c.bash; complete -p cairn")
+	cmd.Dir = work
+	out, err := cmd.Output()
+	if want := "complete -o default -F _cairn cairn\n"; err != nil || string(out) != want {
+		t.Errorf("complete -p cairn: %v, %q; want %q: readline completes the paths", err, out, want)
 	}
 }
