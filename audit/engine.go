@@ -158,6 +158,9 @@ type Engine struct {
 	// searchInputUnknown is why a memory_search's input was unknown (0:
 	// none was): an absence of project searches is then not proven.
 	searchInputUnknown Code
+	// firstHidden is why the first call is in another input (0: it is in
+	// this one): memory_first is inconclusive with it (SPEC §13).
+	firstHidden Code
 	// writeCut is a turn code that keeps direct_write_boundary from
 	// passing: a call may have run that the input never shows (SPEC §13).
 	writeCut Code
@@ -363,6 +366,11 @@ func (e *Engine) HideOrder(record int, where string) {
 	}
 }
 
+// HideFirst records that the run's first call is in another input (an
+// OpenCode sub-agent's session: its parent's calls came first):
+// memory_first is inconclusive with code.
+func (e *Engine) HideFirst(code Code) { e.firstHidden = code }
+
 // CutWriteBoundary records that the input may hide calls that ran (a
 // stream that prints a call only once it finished, cut short: SPEC §13):
 // direct_write_boundary cannot pass, and is inconclusive with code, a
@@ -535,6 +543,8 @@ func (e *Engine) excused(c Check) Check {
 
 func (e *Engine) memoryFirst() Check {
 	switch {
+	case e.firstHidden != 0:
+		return check(Inconclusive, e.firstHidden)
 	case e.orderUnknown:
 		return check(Inconclusive, DispatchOrderUnknown)
 	case e.first == nil:

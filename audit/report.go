@@ -93,6 +93,7 @@ const (
 	FormatGemini     = "gemini-jsonl"
 	FormatPi         = "pi-jsonl"
 	FormatOpenCode   = "opencode-jsonl"
+	FormatOpenCodeEx = "opencode-export"
 	FormatTrajectory = "trajectory"
 )
 

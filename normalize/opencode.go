@@ -167,7 +167,7 @@ func (o *OpenCode) toolUse(part []byte) error {
 		return o.invalid(audit.DuplicateCallID, "tool_use.part.callID")
 	}
 	o.callIDs[k] = struct{}{}
-	call, result, err := o.callOf(stream.Unquote(tool), state)
+	call, result, err := o.callOf(stream.Unquote(tool), state, ocState)
 	if err != nil {
 		return err
 	}
@@ -175,9 +175,9 @@ func (o *OpenCode) toolUse(part []byte) error {
 	return nil
 }
 
-// callOf reads a tool part's state into a call and its result (both
-// without their record and ref).
-func (o *OpenCode) callOf(tool, state []byte) (audit.Event, audit.Event, error) {
+// callOf reads a tool part's state, at the place where, into a call and
+// its result (both without their record and ref).
+func (o *OpenCode) callOf(tool, state []byte, where string) (audit.Event, audit.Event, error) {
 	var status, input, output, errMsg []byte
 	unknown := false
 	stream.Members(state, func(n, v []byte) bool {
@@ -196,10 +196,10 @@ func (o *OpenCode) callOf(tool, state []byte) (audit.Event, audit.Event, error) 
 		return true
 	})
 	if stream.TypeOf(status) != stream.String {
-		return audit.Event{}, audit.Event{}, o.violation("tool_use.part.state.status")
+		return audit.Event{}, audit.Event{}, o.violation(where + ".status")
 	}
 	if unknown {
-		o.engine.Note(audit.UnknownField, o.n, ocState)
+		o.engine.Note(audit.UnknownField, o.n, where)
 	}
 	call := audit.Event{Kind: audit.EventCall, Where: ocToolUse}
 	switch string(tool) {
@@ -215,12 +215,12 @@ func (o *OpenCode) callOf(tool, state []byte) (audit.Event, audit.Event, error) 
 		call.HidesCalls = true
 	default:
 		if stream.TypeOf(input) != stream.Object {
-			return audit.Event{}, audit.Event{}, o.violation("tool_use.part.state.input")
+			return audit.Event{}, audit.Event{}, o.violation(where + ".input")
 		}
 		call.Tool = ocTool(tool)
 		call.ProjectScoped = projectScoped(input)
 	}
-	result := audit.Event{Kind: audit.EventResult, Where: ocState}
+	result := audit.Event{Kind: audit.EventResult, Where: where}
 	switch {
 	case stream.TextIs(status, "completed"):
 		result.Retrieval = o.text.outputRetrieval(output)
@@ -229,7 +229,7 @@ func (o *OpenCode) callOf(tool, state []byte) (audit.Event, audit.Event, error) 
 	case stream.TextIs(status, "pending"), stream.TextIs(status, "running"):
 		result.Outcome = audit.Unfinished
 	default:
-		o.engine.Note(audit.UnknownField, o.n, ocState)
+		o.engine.Note(audit.UnknownField, o.n, where)
 		result.Outcome = audit.Unrecognized
 	}
 	if errMsg != nil && !stream.TextIs(status, "completed") {

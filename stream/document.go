@@ -65,16 +65,23 @@ type Document struct {
 	readErr error
 	err     error
 	sum     []byte
-	events  bool
+	events  bool   // the array was read
+	array   string // the name of the array read element by element
 	scratch []byte // the last name, unescaped
 }
 
 // HasEvents reports whether an `events` array was read.
 func (d *Document) HasEvents() bool { return d.events }
 
-// NewDocument returns a reader of the document in r.
-func NewDocument(r io.Reader) *Document {
-	return &Document{r: bufio.NewReaderSize(r, readSize), g: newGuard()}
+// NewDocument returns a reader of the trajectory document in r, whose
+// array is `events`.
+func NewDocument(r io.Reader) *Document { return NewDocumentOf(r, "events") }
+
+// NewDocumentOf returns a reader of a document in r whose top-level member
+// array is the array read one element at a time (an OpenCode export's
+// `messages`); Event parts are its elements.
+func NewDocumentOf(r io.Reader, array string) *Document {
+	return &Document{r: bufio.NewReaderSize(r, readSize), g: newGuard(), array: array}
 }
 
 // Next returns the next part. After an error it returns the same error.
@@ -167,7 +174,7 @@ func (d *Document) next() (Part, error) {
 			if ch, code = d.token(); code != 0 {
 				return d.fail(code, -1)
 			}
-			if name == "events" && ch == '[' {
+			if name == d.array && ch == '[' {
 				if code := d.consume(1); code != 0 {
 					return d.fail(code, -1)
 				}

@@ -22,7 +22,8 @@ type Format struct {
 	Section string
 	// Help says, in a phrase, what the format is: what prints it.
 	Help string
-	// Unit names one record for people: "line" (JSONL) or "event".
+	// Unit names one record for people: "line" (JSONL), "event" (a
+	// trajectory's) or "message" (an OpenCode export's).
 	Unit string
 	// Places is the format's where vocabulary (SPEC §7.1): every place a
 	// finding or an error may name.
@@ -48,6 +49,9 @@ var formats = []Format{
 	{Name: audit.FormatOpenCode, Harness: "opencode", Section: "§13", Unit: "line",
 		Help:   "an opencode run --format json stream (JSONL)",
 		Places: normalize.OpenCodePlaces, read: normalize.ReadOpenCode},
+	{Name: audit.FormatOpenCodeEx, Harness: "opencode", Section: "§13", Unit: "message",
+		Help:   "the document opencode export SESSION prints (JSON)",
+		Places: normalize.OpenCodeExportPlaces, read: normalize.ReadOpenCodeExport},
 	{Name: audit.FormatTrajectory, Section: "§5", Unit: "event",
 		Help:   "a normalized Claude Code, OpenCode or Pi trajectory",
 		Places: normalize.TrajectoryPlaces, read: normalize.ReadTrajectory},

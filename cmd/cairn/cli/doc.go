@@ -2,7 +2,7 @@
 // gate, the wiring of safe input to the audit, the JSON and human reports,
 // and exit codes. It holds no audit logic.
 //
-//	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --trajectory PATH) [--json] [--capture-authorized]
+//	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --opencode-export PATH | --trajectory PATH) [--json] [--capture-authorized]
 //	cairn eval batch --format FORMAT [--json] [--capture-authorized] [--jobs N] PATH...
 //
 // Main is the whole program, importable so that a testscript suite can run

@@ -25,7 +25,7 @@ func TestFormatTable(t *testing.T) {
 	var names []string
 	for _, f := range formats {
 		names = append(names, f.Name)
-		if f.Help == "" || f.Section == "" || (f.Unit != "line" && f.Unit != "event") || len(f.Places()) == 0 {
+		if f.Help == "" || f.Section == "" || (f.Unit != "line" && f.Unit != "event" && f.Unit != "message") || len(f.Places()) == 0 {
 			t.Errorf("%s: a row without help, section, unit or places", f.Name)
 		}
 		if got, ok := protocol.FormatNamed(f.Name); !ok || got.Name != f.Name {

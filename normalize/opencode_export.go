@@ -1,0 +1,225 @@
+package normalize
+
+import (
+	"io"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/lifecycle"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// The document opencode export SESSION prints (SPEC §13):
+// {"info": Session, "messages": [{"info": Message, "parts": [Part, …]}, …]},
+// streamed one message at a time (never held whole). Messages and their
+// parts are in issue order, and every part state is there, so every call is
+// ordered; its record is the message's 0-based index.
+
+// The places of the export (SPEC §13).
+const (
+	oxInfo        = "info"
+	oxMessage     = "messages[]"
+	oxMessageInfo = "messages[].info"
+	oxParts       = "messages[].parts"
+	oxPart        = "messages[].parts[]"
+	oxState       = "messages[].parts[].state"
+)
+
+// oxBenignParts are the part types of OpenCode's message parts that carry
+// no call: counted only.
+var oxBenignParts = []string{"step-start", "step-finish", "patch", "snapshot", "file", "agent", "retry", "compaction", "subtask"}
+
+// OpenCodeExportPlaces lists every place an export's finding or error may
+// name.
+func OpenCodeExportPlaces() []string {
+	return []string{oxInfo, "info.parentID", "messages", oxMessage, oxMessageInfo, "messages[].info.role",
+		oxParts, oxPart, "messages[].parts[].type", "messages[].parts[].tool", "messages[].parts[].callID",
+		oxState, "messages[].parts[].state.status", "messages[].parts[].state.input"}
+}
+
+// OpenCodeExport feeds an export's messages, one at a time, to the engine.
+type OpenCodeExport struct {
+	engine   *audit.Engine
+	i        int // the message being read
+	refs     int
+	callIDs  map[lifecycle.Key]struct{}
+	sawInfo  bool
+	last     int  // the index of the last message, -1 before one
+	complete bool // the last message ended the run normally
+	failed   bool // the last message has an error
+	text     textJSON
+	calls    OpenCode // for callOf's reading of a tool state
+}
+
+// NewOpenCodeExport returns an export front end that feeds e.
+func NewOpenCodeExport(e *audit.Engine) *OpenCodeExport {
+	x := &OpenCodeExport{engine: e, callIDs: map[lifecycle.Key]struct{}{}, last: -1}
+	x.calls.engine = e
+	return x
+}
+
+func (x *OpenCodeExport) invalid(code audit.Code, where string) error {
+	return audit.InvalidAt(code, x.i, where, nil)
+}
+
+func (x *OpenCodeExport) add(ev audit.Event) error {
+	ev.Record = x.i
+	if code := x.engine.Add(ev); code != 0 {
+		return audit.Invalid(code, x.i, nil)
+	}
+	return nil
+}
+
+// Member takes a top-level member other than messages.
+func (x *OpenCodeExport) Member(name string, v []byte) error {
+	if name != oxInfo {
+		return nil // the session document is open (SPEC §13 closes the states)
+	}
+	if stream.TypeOf(v) != stream.Object {
+		return audit.InvalidAt(audit.SchemaViolation, -1, oxInfo, nil)
+	}
+	x.sawInfo = true
+	if parent := field(v, "parentID"); parent != nil && stream.TypeOf(parent) != stream.Null {
+		// A sub-agent's session: its parent's calls, and so the first
+		// call, are in another export.
+		x.engine.Note(audit.SubagentEvidenceMissing, -1, oxInfo)
+		x.engine.HideFirst(audit.SubagentEvidenceMissing)
+	}
+	return nil
+}
+
+// Message takes the message at 0-based index i.
+func (x *OpenCodeExport) Message(v []byte, i int) error {
+	x.i = i
+	x.calls.n = i
+	if stream.TypeOf(v) != stream.Object {
+		return x.invalid(audit.SchemaViolation, oxMessage)
+	}
+	info, parts := field(v, "info"), field(v, "parts")
+	switch {
+	case stream.TypeOf(info) != stream.Object:
+		return x.invalid(audit.SchemaViolation, oxMessageInfo)
+	case stream.TypeOf(parts) != stream.Array:
+		return x.invalid(audit.SchemaViolation, oxParts)
+	}
+	role := field(info, "role")
+	if stream.TypeOf(role) != stream.String {
+		return x.invalid(audit.SchemaViolation, "messages[].info.role")
+	}
+	assistant := stream.TextIs(role, "assistant")
+	x.last = i
+	x.complete, x.failed = false, false
+	if assistant {
+		errObj := field(info, "error")
+		x.failed = errObj != nil && stream.TypeOf(errObj) != stream.Null
+		completed := field(field(info, "time"), "completed")
+		x.complete = !x.failed && stream.TextIs(field(info, "finish"), "stop") &&
+			completed != nil && stream.TypeOf(completed) != stream.Null
+	} else if !stream.TextIs(role, "user") {
+		x.engine.Note(audit.UnknownField, i, oxMessageInfo)
+	}
+	var err error
+	stream.Elements(parts, func(p []byte) bool {
+		err = x.part(p, assistant)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return x.add(audit.Event{Kind: audit.EventCounted, Where: oxMessageInfo})
+}
+
+func (x *OpenCodeExport) part(p []byte, assistant bool) error {
+	typ := field(p, "type")
+	if stream.TypeOf(p) != stream.Object || stream.TypeOf(typ) != stream.String {
+		return x.invalid(audit.SchemaViolation, "messages[].parts[].type")
+	}
+	switch t := string(stream.Unquote(typ)); {
+	case t == "text":
+		if assistant {
+			return x.add(audit.Event{Kind: audit.EventNarration, Where: oxPart})
+		}
+		return x.add(audit.Event{Kind: audit.EventCounted, Where: oxPart})
+	case t == "reasoning":
+		return x.add(audit.Event{Kind: audit.EventReasoning, Where: oxPart})
+	case contains(oxBenignParts, t):
+		return x.add(audit.Event{Kind: audit.EventCounted, Where: oxPart})
+	case t != "tool":
+		return x.add(audit.Event{Kind: audit.EventUnknown, Where: oxPart})
+	}
+	tool, id, state := field(p, "tool"), field(p, "callID"), field(p, "state")
+	switch {
+	case stream.TypeOf(tool) != stream.String:
+		return x.invalid(audit.SchemaViolation, "messages[].parts[].tool")
+	case stream.TypeOf(id) != stream.String || len(id) <= 2:
+		return x.invalid(audit.SchemaViolation, "messages[].parts[].callID")
+	case stream.TypeOf(state) != stream.Object:
+		return x.invalid(audit.SchemaViolation, oxState)
+	}
+	k := lifecycle.KeyOf(stream.Unquote(id))
+	if _, dup := x.callIDs[k]; dup {
+		return x.invalid(audit.DuplicateCallID, "messages[].parts[].callID")
+	}
+	x.callIDs[k] = struct{}{}
+	call, result, err := x.calls.callOf(stream.Unquote(tool), state, oxState)
+	if err != nil {
+		return err
+	}
+	x.refs++
+	call.Ref, call.Where = x.refs, oxPart
+	result.Ref = x.refs
+	if err := x.add(call); err != nil {
+		return err
+	}
+	return x.add(result)
+}
+
+// End reports the end of the document: the run is complete when the last
+// message is an assistant message with finish stop, a time.completed and
+// no error; an error is a failed run; anything else an incomplete one.
+func (x *OpenCodeExport) End() (*audit.Engine, error) {
+	switch {
+	case !x.sawInfo:
+		return nil, audit.InvalidAt(audit.SchemaViolation, -1, oxInfo, nil)
+	case x.complete:
+	case x.failed:
+		x.engine.Note(audit.TurnFailed, x.last, oxMessageInfo)
+	default:
+		x.engine.Note(audit.TurnIncomplete, -1, "")
+	}
+	return x.engine, nil
+}
+
+// ReadOpenCodeExport streams an opencode export document (SPEC §13)
+// through the engine.
+func ReadOpenCodeExport(r io.Reader, capture bool) Input {
+	engine := audit.NewEngine(capture)
+	x := NewOpenCodeExport(engine)
+	doc := stream.NewDocumentOf(r, "messages")
+	result := func(err error) Input {
+		in := Input{Engine: engine, Harness: "opencode", Bytes: doc.Bytes(), Records: doc.Events(), Err: err}
+		if err == nil {
+			in.Sum = doc.Sum()
+		}
+		return in
+	}
+	for {
+		p, err := doc.Next()
+		if err == nil {
+			switch p.Kind {
+			case stream.Member:
+				err = x.Member(p.Name, p.Value)
+			case stream.Event:
+				err = x.Message(p.Value, p.Index)
+			case stream.End:
+				if !doc.HasEvents() {
+					return result(audit.InvalidAt(audit.SchemaViolation, -1, "messages", nil))
+				}
+				_, err := x.End()
+				return result(err)
+			}
+		}
+		if err != nil {
+			return result(err)
+		}
+	}
+}
