@@ -31,6 +31,21 @@ func (s Status) ExitCode() int {
 	return 0
 }
 
+// Precedence orders the statuses of enabled runs for an overall status
+// or a batch's exit code (SPEC §2.2, §10): invalid (3) over fail (2) over
+// inconclusive (1) over pass (0).
+func (s Status) Precedence() int {
+	switch s {
+	case StatusInconclusive:
+		return 1
+	case StatusFail:
+		return 2
+	case StatusInvalid:
+		return 3
+	}
+	return 0
+}
+
 // Report is the JSON report of an enabled run; its members are declared in
 // the order SPEC §7.1 prints them.
 type Report struct {
@@ -162,8 +177,8 @@ func (r *Report) SetFindings(fs []Finding) {
 func (r *Report) Conclude(c Checks) {
 	r.Checks = &c
 	st := StatusPass
-	for _, ch := range []Check{c.EvidenceComplete, c.MemoryFirst, c.RetrievalResult, c.DirectWriteBoundary} {
-		switch {
+	for _, nc := range c.List() {
+		switch ch := nc.Check; {
 		case ch.State == Fail:
 			st = StatusFail
 		case ch.State == Inconclusive && st == StatusPass:
@@ -172,4 +187,21 @@ func (r *Report) Conclude(c Checks) {
 	}
 	r.Status = st
 	r.ExitCode = st.ExitCode()
+}
+
+// NamedCheck is one of the four checks with its name in the report.
+type NamedCheck struct {
+	Name  string
+	Check Check
+}
+
+// List returns the four checks in report order, each with its name (the
+// member of checks that holds it): renderers take the names from here.
+func (c *Checks) List() [4]NamedCheck {
+	return [4]NamedCheck{
+		{"evidence_complete", c.EvidenceComplete},
+		{"memory_first", c.MemoryFirst},
+		{"retrieval_result", c.RetrievalResult},
+		{"direct_write_boundary", c.DirectWriteBoundary},
+	}
 }

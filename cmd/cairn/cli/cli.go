@@ -88,7 +88,9 @@ Run 'cairn help COMMAND' for a command, 'cairn explain CODE' for a report code.`
 // grammarVars are the variables the grammar's tags use.
 func grammarVars() kong.Vars {
 	return kong.Vars{"version": "cairn " + version(), "max_jobs": strconv.Itoa(maxJobs),
-		"formats": strings.Join(formatNames(), ","), "format_list": orList(formatNames())}
+		"formats": strings.Join(formatNames(), ","), "format_list": orList(formatNames()),
+		"outputs": strings.Join(outputNames(), ","), "output_list": orList(outputNames()),
+		"outcomes": strings.Join(outcomeNames(), ","), "outcome_list": andList(outcomeNames())}
 }
 
 // newCLI is the grammar with eval protocol's input flags made from the

@@ -244,24 +244,34 @@ func writeBash(w io.Writer, nodes []cmdNode) {
 	if len(fileFlags) > 0 {
 		fmt.Fprintf(w, "  case $prev in\n    %s) return ;;\n  esac\n", strings.Join(uniq(fileFlags), "|"))
 	}
-	// A command that takes paths as arguments (eval batch), and the values
-	// of its flags that take other values (--format, --jobs).
+	// The values of a command's flags that take other values (--format,
+	// --output, --jobs), and the paths a command takes as arguments (eval
+	// batch).
 	for _, n := range nodes {
-		if !n.paths {
+		var values []flagSpec
+		for _, f := range n.flags {
+			if f.value == enumValue || f.value == otherValue {
+				values = append(values, f)
+			}
+		}
+		if len(values) == 0 && !n.paths {
 			continue
 		}
 		fmt.Fprintf(w, "  if [[ $path == %q ]]; then\n", prefixSpace(n.path))
-		fmt.Fprintln(w, `    case $prev in`)
-		for _, f := range n.flags {
-			switch f.value {
-			case enumValue:
-				fmt.Fprintf(w, "      --%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", f.name, strings.Join(f.enum, " "))
-			case otherValue:
-				fmt.Fprintf(w, "      --%s) return ;;\n", f.name)
+		if len(values) > 0 {
+			fmt.Fprintln(w, `    case $prev in`)
+			for _, f := range values {
+				if f.value == enumValue {
+					fmt.Fprintf(w, "      --%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", f.name, strings.Join(f.enum, " "))
+				} else {
+					fmt.Fprintf(w, "      --%s) return ;;\n", f.name)
+				}
 			}
+			fmt.Fprintln(w, `    esac`)
 		}
-		fmt.Fprintln(w, `    esac`)
-		fmt.Fprintln(w, `    [[ $cur != -* ]] && return`)
+		if n.paths {
+			fmt.Fprintln(w, `    [[ $cur != -* ]] && return`)
+		}
 		fmt.Fprintln(w, `  fi`)
 	}
 	fmt.Fprintln(w, "  case $path in")
@@ -347,7 +357,11 @@ func writeFish(w io.Writer, nodes []cmdNode) {
 				// not the flag's.
 				var vs []string
 				for _, v := range f.enum {
-					vs = append(vs, fishToken(v)+`\t`+fishToken(strings.TrimSuffix(valueHelp(nodes, v), ".")))
+					help := valueHelp(nodes, v)
+					if h, ok := enumHelp(f.name, v); ok {
+						help = h
+					}
+					vs = append(vs, fishToken(v)+`\t`+fishToken(strings.TrimSuffix(help, ".")))
 				}
 				value = " -x -a " + fishQuote(strings.Join(vs, " "))
 			case otherValue:
@@ -360,6 +374,26 @@ func writeFish(w io.Writer, nodes []cmdNode) {
 			fmt.Fprintf(w, "complete -c cairn -n %s%s -l %s%s%s\n", q, short, f.name, value, fishDescription(f.help))
 		}
 	}
+}
+
+// enumHelp is the help of a value of --output or --fail-on, from the
+// table the flag's enum comes from.
+func enumHelp(flag, value string) (string, bool) {
+	switch flag {
+	case "output":
+		for _, o := range outputFormats {
+			if o.name == value {
+				return o.help, true
+			}
+		}
+	case "fail-on":
+		for _, o := range failOutcomes {
+			if string(o.status) == value {
+				return o.help, true
+			}
+		}
+	}
+	return "", false
 }
 
 // valueHelp is the help of an enum value: that of the flag of the same

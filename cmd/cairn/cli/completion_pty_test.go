@@ -369,7 +369,15 @@ func TestCompletionFish(t *testing.T) {
 		{"cairn eval ", "batch\tAudit many inputs of one format in one process, a report per input\n" +
 			"protocol\tAudit whether an agent really used its project-memory tools\n"},
 		{"cairn eval protocol --codex-jsonl ", "a file.jsonl\ndir with space/\ntestdata/\n"},
-		{"cairn eval protocol --j", "--json\tPrint the report as one JSON object (schema cairn.eval.protocol/v1)\n"},
+		{"cairn eval protocol --j", "--json\tPrint the report as one JSON object (schema cairn.eval.protocol/v1); the same as --output json\n"},
+		{"cairn eval protocol --output ", "github\tGitHub Actions annotations, and a table in GITHUB_STEP_SUMMARY\n" +
+			"json\tthe JSON report (schema cairn.eval.protocol/v1), as --json\n" +
+			"junit\tJUnit XML, a test case per check\n" +
+			"sarif\tSARIF 2.1.0, for code scanning\n" +
+			"text\tthe human report (the default)\n"},
+		{"cairn eval batch --fail-on ", "fail\texit 1 when a check observed a violation\n" +
+			"inconclusive\texit 3 when the audit is inconclusive\n" +
+			"invalid\texit 2 when the input is invalid\n"},
 		{"cairn eval batch --format ", formatCompletions},
 		{"cairn eval batch --format=t", "--format=trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
 		{"cairn eval batch --json te", "testdata/\n"},

@@ -1,9 +1,12 @@
 // Package cli is the cairn command line: the kong grammar, the CAIRN_EVAL
-// gate, the wiring of safe input to the audit, the JSON and human reports,
-// and exit codes. It holds no audit logic.
+// gate, the wiring of safe input to the audit, the JSON and human reports
+// (the CI formats are package cireport's), format hints, and exit codes.
+// It holds no audit logic.
 //
-//	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --opencode-export PATH | --trajectory PATH) [--json] [--capture-authorized]
-//	cairn eval batch --format FORMAT [--json] [--capture-authorized] [--jobs N] PATH...
+//	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --opencode-export PATH | --trajectory PATH)
+//	                    [--json | --output FORMAT] [--fail-on LIST] [--sarif-uri URI] [--capture-authorized]
+//	cairn eval batch --format FORMAT [--json | --output FORMAT] [--fail-on LIST] [--sarif-uri URI...]
+//	                 [--capture-authorized] [--jobs N] PATH...
 //
 // Main is the whole program, importable so that a testscript suite can run
 // cairn as a command without installing it:

@@ -14,11 +14,12 @@ import (
 )
 
 type evalBatchCmd struct {
-	Format            string   `name:"format" required:"" enum:"${formats}" placeholder:"FORMAT" help:"The format of every input: ${format_list}."`
-	JSON              bool     `name:"json" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints."`
-	CaptureAuthorized bool     `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
-	Jobs              jobsFlag `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`
-	Paths             []string `arg:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
+	Format            string      `name:"format" required:"" enum:"${formats}" placeholder:"FORMAT" help:"The format of every input: ${format_list}."`
+	JSON              bool        `name:"json" xor:"output" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints; the same as --output json."`
+	Report            reportFlags `embed:""`
+	CaptureAuthorized bool        `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	Jobs              jobsFlag    `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`
+	Paths             []string    `arg:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
 }
 
 func (c *evalBatchCmd) Help() string {
@@ -34,12 +35,17 @@ Off by default, like eval protocol: the audit runs only when CAIRN_EVAL is
 1, true, yes or on.
 
 Exit code: the worst over all inputs, invalid (2) over fail (1) over
-inconclusive (3) over pass (0). An input that cannot be read is that
+inconclusive (3) over pass (0); with --fail-on LIST, the worst of the
+outcomes it names, 0 when none. An input that cannot be read is that
 input's invalid report; the batch goes on.
+
+--output sarif, junit or github writes one document for all the inputs,
+in the order of the paths (SARIF: one run; JUnit: a suite per input).
 
 Examples:
   CAIRN_EVAL=1 cairn eval batch --format codex-jsonl runs/*.jsonl
   CAIRN_EVAL=1 cairn eval batch --format claude-jsonl --json --jobs 4 runs/*.jsonl > reports.jsonl
+  CAIRN_EVAL=1 cairn eval batch --format codex-jsonl --output junit --fail-on fail runs/*.jsonl > cairn.xml
 
 Run 'cairn explain CODE' for what a report code means and what to do.`)
 }
@@ -51,7 +57,7 @@ func (c *evalBatchCmd) Validate() error {
 			return usageRefusal(usageBatchStdin)
 		}
 	}
-	return nil
+	return c.Report.validate(c.JSON, len(c.Paths))
 }
 
 // maxJobs is the most inputs eval batch audits at a time. Each audit may
@@ -89,47 +95,63 @@ func (c *evalBatchCmd) jobs() int {
 	return max(1, min(n, maxJobs, len(c.Paths)))
 }
 
-// worse orders the statuses for the batch's exit code (SPEC §10).
-var worse = map[audit.Status]int{
-	audit.StatusPass: 0, audit.StatusInconclusive: 1, audit.StatusFail: 2, audit.StatusInvalid: 3,
-}
-
 func (c *evalBatchCmd) Run(e *env) error {
+	output := c.Report.output(c.JSON)
 	if !gateOn(e.getenv("CAIRN_EVAL")) {
-		if c.JSON {
+		status := 0
+		switch output {
+		case "json":
 			for range c.Paths {
 				writeJSON(e.stdout, audit.DisabledReport())
 			}
-		} else {
+		case "text":
 			fmt.Fprintln(e.stdout, "cairn eval batch: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
+		default:
+			doc, _ := openDocument(e, output, nil)
+			doc.Disabled(len(c.Paths), disabledNotice)
+			status = doc.finish(e, 0)
 		}
 		fmt.Fprintln(e.stderr, disabledNotice)
-		return nil
+		return statusError(status)
 	}
 	jobs := c.jobs()
 	memoryLimit(e, jobs)
 	opts := protocol.Options{Format: c.Format, CaptureAuthorized: c.CaptureAuthorized}
+	doc, _ := openDocument(e, output, c.Report.SARIFURI)
 	totals := map[audit.Status]int{}
-	worst := audit.StatusPass
+	// worst is the batch's status (SPEC §10), failing the worst of the
+	// outcomes that exit non-zero (--fail-on): the process's exit.
+	worst, failing := audit.StatusPass, audit.StatusPass
 	err := auditInOrder(c.Paths, jobs, opts, func(i int, rep *audit.Report) {
-		if c.JSON {
+		switch {
+		case output == "json":
 			writeJSON(e.stdout, rep)
-		} else {
+		case doc != nil:
+			doc.input(i+1, rep)
+		default:
 			fmt.Fprintln(e.stdout, batchLine(i+1, rep))
 		}
 		totals[rep.Status]++
-		if worse[rep.Status] > worse[worst] {
+		if rep.Status.Precedence() > worst.Precedence() {
 			worst = rep.Status
+		}
+		if c.Report.fails(rep.Status) && rep.Status.Precedence() > failing.Precedence() {
+			failing = rep.Status
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if !c.JSON {
+	status := failing.ExitCode()
+	switch {
+	case doc != nil:
+		doc.Close()
+		status = doc.finish(e, status)
+	case output == "text":
 		fmt.Fprintf(e.stdout, "total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)\n", len(c.Paths),
 			totals[audit.StatusPass], totals[audit.StatusFail], totals[audit.StatusInconclusive], totals[audit.StatusInvalid], worst.ExitCode())
 	}
-	return statusError(worst.ExitCode())
+	return statusError(status)
 }
 
 // auditInOrder audits paths with up to jobs at a time and hands each report
@@ -191,11 +213,11 @@ func batchLine(pos int, rep *audit.Report) string {
 	if rep.Error != nil {
 		codes = append(codes, rep.Error.Code.String())
 	} else if ch := rep.Checks; ch != nil {
-		for _, c := range []audit.Check{ch.EvidenceComplete, ch.MemoryFirst, ch.RetrievalResult, ch.DirectWriteBoundary} {
-			if c.State == audit.Pass {
+		for _, c := range ch.List() {
+			if c.Check.State == audit.Pass {
 				continue
 			}
-			for _, code := range c.Codes {
+			for _, code := range c.Check.Codes {
 				if !containsCode(codes, code.String()) {
 					codes = append(codes, code.String())
 				}

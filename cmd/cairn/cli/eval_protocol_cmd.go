@@ -15,8 +15,9 @@ import (
 type evalProtocolCmd struct {
 	// The input flags, one per format (inputs); set by newCLI.
 	kong.Plugins
-	JSON              bool `name:"json" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1)."`
-	CaptureAuthorized bool `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	JSON              bool        `name:"json" xor:"output" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1); the same as --output json."`
+	Report            reportFlags `embed:""`
+	CaptureAuthorized bool        `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
 
 	inputs inputs
 }
@@ -28,7 +29,13 @@ Otherwise it prints a disabled envelope and exits 0 without reading input;
 that is not a passing audit.
 
 Exit codes: 0 every check passes (or disabled), 1 a violation was observed,
-2 invalid or unsafe input or a usage error, 3 inconclusive.
+2 invalid or unsafe input or a usage error, 3 inconclusive. --fail-on LIST
+names the outcomes that exit non-zero (from fail, inconclusive and invalid;
+all three by default); the others exit 0, and the report does not change.
+
+Reports: --output text (the default), json (--json), sarif (SARIF 2.1.0),
+junit (JUnit XML) or github (workflow commands, and a table appended to
+GITHUB_STEP_SUMMARY). None names the input unless --sarif-uri does.
 
 Limits: one UTF-8 regular file or standard input, at most `+audit.MaxBytesText+`
 and `+audit.MaxRecordsText+` records or events, nested at most `+audit.MaxDepthText+` deep; no symbolic
@@ -38,6 +45,7 @@ Examples:
   CAIRN_EVAL=1 cairn eval protocol --codex-jsonl run.jsonl
   codex exec --json "TASK" | CAIRN_EVAL=1 cairn eval protocol --codex-jsonl - --json
   CAIRN_EVAL=1 cairn eval protocol --claude-jsonl claude.jsonl --json
+  CAIRN_EVAL=1 cairn eval protocol --codex-jsonl run.jsonl --output sarif --sarif-uri run.jsonl > cairn.sarif
 
 Run 'cairn explain CODE' for what a report code means and what to do.`)
 }
@@ -59,19 +67,26 @@ func (c *evalProtocolCmd) Validate() error {
 	if _, _, ok := c.inputs.chosen(); !ok {
 		return errors.New("give one input: " + c.inputs.flagList() + " (- reads standard input)")
 	}
-	return nil
+	return c.Report.validate(c.JSON, 1)
 }
 
 func (c *evalProtocolCmd) Run(e *env) error {
+	output := c.Report.output(c.JSON)
 	if !gateOn(e.getenv("CAIRN_EVAL")) {
-		if c.JSON {
+		status := 0
+		switch output {
+		case "json":
 			writeJSON(e.stdout, audit.DisabledReport())
-		} else {
+		case "text":
 			fmt.Fprintln(e.stdout, "cairn eval protocol: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
+		default:
+			doc, _ := openDocument(e, output, nil)
+			doc.Disabled(1, disabledNotice)
+			status = doc.finish(e, 0)
 		}
 		// On stderr too, so that a forgotten CAIRN_EVAL shows in a CI log.
 		fmt.Fprintln(e.stderr, disabledNotice)
-		return nil
+		return statusError(status)
 	}
 	format, path, _ := c.inputs.chosen()
 	if path == "-" {
@@ -92,17 +107,27 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
+	var doc *document
+	switch output {
+	case "json":
 		writeJSON(e.stdout, rep)
-	} else {
+	case "text":
 		writeHuman(e.stdout, rep, useColor(e))
+	default:
+		doc, _ = openDocument(e, output, c.Report.SARIFURI)
+		doc.input(1, rep)
+		doc.Close()
 	}
 	// The stderr line says it again, unless the human report already did
 	// on the same terminal.
-	if rep.Error != nil && (c.JSON || !isTerminal(e.stdout) || !isTerminal(e.stderr)) {
+	if rep.Error != nil && (output != "text" || !isTerminal(e.stdout) || !isTerminal(e.stderr)) {
 		writeInvalid(e.stderr, rep.Error)
 	}
-	return statusError(rep.ExitCode)
+	status := c.Report.exitCode(rep.Status)
+	if doc != nil {
+		status = doc.finish(e, status)
+	}
+	return statusError(status)
 }
 
 // memoryLimit asks the garbage collector to keep the heap of inputs

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/audit/protocol"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
 )
 
 // writeJSON prints v as one JSON object and a newline. The report is
@@ -61,25 +61,17 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 		fmt.Fprintf(w, "%-22s %s at %s: %s\n", "error", r.Error.Code, where, r.Error.Code.Meaning())
 		fmt.Fprintf(w, "%-22s %s (cairn explain %s)\n", "next", r.Error.Code.Next(), r.Error.Code)
 	} else if ch := r.Checks; ch != nil {
-		for _, row := range []struct {
-			name  string
-			check audit.Check
-		}{
-			{"evidence_complete", ch.EvidenceComplete},
-			{"memory_first", ch.MemoryFirst},
-			{"retrieval_result", ch.RetrievalResult},
-			{"direct_write_boundary", ch.DirectWriteBoundary},
-		} {
-			codes := make([]string, len(row.check.Codes))
-			for i, code := range row.check.Codes {
+		for _, row := range ch.List() {
+			codes := make([]string, len(row.Check.Codes))
+			for i, code := range row.Check.Codes {
 				codes[i] = code.String()
 			}
-			state := fmt.Sprintf("%-12s", row.check.State)
+			state := fmt.Sprintf("%-12s", row.Check.State)
 			if color {
-				state = paint(string(row.check.State)) + strings.Repeat(" ", 12-len(row.check.State))
+				state = paint(string(row.Check.State)) + strings.Repeat(" ", 12-len(row.Check.State))
 			}
-			line := strings.TrimRight(fmt.Sprintf("%-22s %s %s", row.name, state, strings.Join(codes, " ")), " ")
-			if row.check.State != audit.Pass && len(codes) > 0 {
+			line := strings.TrimRight(fmt.Sprintf("%-22s %s %s", row.Name, state, strings.Join(codes, " ")), " ")
+			if row.Check.State != audit.Pass && len(codes) > 0 {
 				line += "  (cairn explain " + codes[0] + ")"
 			}
 			fmt.Fprintln(w, line)
@@ -111,16 +103,7 @@ func plural(n int, unit string) string {
 
 // recordText names a record for people: "line 3" (JSONL), "event 3"
 // (trajectory), as the format table says, or the input as a whole.
-func recordText(format string, record *int) string {
-	if record == nil {
-		return "the input as a whole"
-	}
-	unit := "record"
-	if f, ok := protocol.FormatNamed(format); ok {
-		unit = f.Unit
-	}
-	return fmt.Sprintf("%s %d", unit, *record)
-}
+func recordText(format string, record *int) string { return cireport.RecordText(format, record) }
 
 // colorize paints a status or state word: only on a terminal without
 // NO_COLOR (SPEC §7.3).

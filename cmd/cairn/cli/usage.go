@@ -54,6 +54,10 @@ const (
 	usageNoInput                      // no member of the input group
 	usageBatchStdin                   // - among eval batch's paths
 	usageBadJobs                      // --jobs not a whole number from 0 to maxJobs
+	usageBadFailOn                    // --fail-on not a list of outcomes
+	usageSARIFURIOutput               // --sarif-uri without --output sarif
+	usageSARIFURICount                // --sarif-uri not once per input
+	usageJSONAndOutput                // --json and --output together
 )
 
 // usageRefusal is a Validate error that names its fixed text: the
@@ -109,6 +113,14 @@ func (p usageProblem) text() string {
 		return "eval batch audits files; standard input (-) is not one of them"
 	case usageBadJobs:
 		return "flag --jobs must be a whole number from 0 (one per CPU) to " + strconv.Itoa(maxJobs)
+	case usageBadFailOn:
+		return "flag --fail-on takes a comma-separated list of " + andList(outcomeNames())
+	case usageSARIFURIOutput:
+		return "flag --sarif-uri names an input in a SARIF report; give it with --output sarif"
+	case usageSARIFURICount:
+		return "give --sarif-uri once for each input, in the order of the inputs"
+	case usageJSONAndOutput:
+		return "--json is --output json; give only one of them"
 	}
 	return usageGenericText
 }
@@ -286,7 +298,11 @@ func unmet(ctx *kong.Context, node *kong.Node) usageProblem {
 		if el.Flag != nil {
 			p.what = "--" + v.Name
 		}
-		return p.suggestWord(fmt.Sprint(v.Target.Interface()))
+		t := v.Target
+		if t.Kind() == reflect.Ptr {
+			t = t.Elem() // not nil: inEnum takes nil for a value in the enum
+		}
+		return p.suggestWord(fmt.Sprint(t.Interface()))
 	}
 	if cmds := commandNames(node); len(cmds) > 0 && !runnable(node) {
 		p.kind, p.words = usageNoCommand, cmds
@@ -309,6 +325,9 @@ func unmet(ctx *kong.Context, node *kong.Node) usageProblem {
 			}
 		}
 		switch {
+		case set > 1 && group.name == "output":
+			p.kind = usageJSONAndOutput
+			return p
 		case set > 1:
 			p.kind = usageTwoInputs
 		case set == 0 && group.name == "input":
@@ -481,6 +500,14 @@ func orList(words []string) string {
 		return strings.Join(words, "")
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// andList joins words as "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // nearest is the grammar word the user probably meant by s, or "" when

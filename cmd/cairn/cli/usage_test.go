@@ -33,7 +33,12 @@ func TestUsageText(t *testing.T) {
 	b := func(args ...string) []string {
 		return append(append([]string{"eval", "batch", "--format", "codex-jsonl"}, args...), "a.jsonl")
 	}
-	const jobs = "flag --jobs must be a whole number from 0 (one per CPU) to 1024"
+	const (
+		jobs        = "flag --jobs must be a whole number from 0 (one per CPU) to 1024"
+		failOn      = "flag --fail-on takes a comma-separated list of fail, inconclusive and invalid"
+		sarifOutput = "flag --sarif-uri names an input in a SARIF report; give it with --output sarif"
+		sarifCount  = "give --sarif-uri once for each input, in the order of the inputs"
+	)
 	tests := []struct {
 		name string
 		args []string
@@ -47,7 +52,21 @@ func TestUsageText(t *testing.T) {
 		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch", eval},
 		{"subcommand typo", []string{"eval", "protocl", "--json"}, "unknown command; did you mean protocol?", eval},
 		{"unknown flag", p("--codex-jsonl", "-", "--Secret"), "unknown flag", protocol},
-		{"unknown flag with value", p("--output=/Home/Alice/Secret.json", "--codex-jsonl", "-"), "unknown flag", protocol},
+		{"unknown flag with value", p("--destination=/Home/Alice/Secret.json", "--codex-jsonl", "-"), "unknown flag", protocol},
+		{"output a path", p("--output=/Home/Alice/Secret.json", "--codex-jsonl", "-"), "--output must be one of text, json, sarif, junit, github", protocol},
+		{"output case", p("--codex-jsonl", "-", "--output", "SARIF"), "--output must be one of text, json, sarif, junit, github; did you mean sarif?", protocol},
+		{"output typo in batch", b("--output", "junti"), "--output must be one of text, json, sarif, junit, github; did you mean junit?", batch},
+		{"json and output", p("--codex-jsonl", "-", "--json", "--output", "json"), "--json is --output json; give only one of them", protocol},
+		{"json and output in batch", b("--output=sarif", "--json"), "--json is --output json; give only one of them", batch},
+		{"fail-on word", p("--codex-jsonl", "-", "--fail-on", "fail,Secret"), failOn, protocol},
+		{"fail-on empty", p("--codex-jsonl", "-", "--fail-on="), failOn, protocol},
+		{"fail-on trailing comma", b("--fail-on", "fail,"), failOn, batch},
+		{"fail-on pass", b("--fail-on", "pass"), failOn, batch},
+		{"fail-on needs a value", p("--codex-jsonl", "-", "--fail-on"), "flag --fail-on needs a value", protocol},
+		{"sarif-uri without sarif", p("--codex-jsonl", "-", "--sarif-uri", "/Home/Alice/Secret.jsonl"), sarifOutput, protocol},
+		{"sarif-uri with junit", b("--output", "junit", "--sarif-uri", "Secret"), sarifOutput, batch},
+		{"sarif-uri twice", p("--codex-jsonl", "-", "--output", "sarif", "--sarif-uri", "a", "--sarif-uri", "Secret"), sarifCount, protocol},
+		{"sarif-uri short of the paths", append(b("--output", "sarif", "--sarif-uri", "Secret"), "b.jsonl"), sarifCount, batch},
 		{"flag typo", p("--codex-jsonl", "-", "--jsno"), "unknown flag; did you mean --json?", protocol},
 		{"flag case", p("--codex-jsonl", "-", "--JSON"), "unknown flag; did you mean --json?", protocol},
 		{"flag prefix", p("--traj", "-"), "unknown flag; did you mean --trajectory?", protocol},

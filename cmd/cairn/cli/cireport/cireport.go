@@ -1,0 +1,199 @@
+// Package cireport writes the reports of one run of cairn in the formats
+// CI systems read (SPEC §14.1): SARIF 2.1.0 for code scanning, JUnit XML
+// for test reporters, and GitHub Actions workflow commands with a Markdown
+// step summary. Every document is derived from the reports (package
+// audit) and holds what they hold: fixed codes and texts, counts, digests
+// and the contract's place names, never input content (SPEC §7.2). The
+// only name of an input is the URI its caller gave (SARIF, --sarif-uri).
+//
+// A Writer takes the inputs of a run in order and writes one document as
+// it goes, so that memory does not grow with the number of inputs (SPEC
+// §10). Which formats there are, the command line, the gate and the exit
+// code are package cli's.
+package cireport
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/protocol"
+)
+
+// An Input is one audited input of a run.
+type Input struct {
+	// Position is the input's place among the run's inputs, from 1: the
+	// order of the arguments, the only correlation a report gives.
+	Position int
+	Report   *audit.Report
+	// URI is the caller's name for the input (--sarif-uri), or "".
+	URI string
+}
+
+// Options describe the run. Nothing in them tells eval protocol from a
+// batch of one: the document of one input is the same from either.
+type Options struct {
+	// Version is cairn's version, SARIF's tool version.
+	Version string
+	// Summary, when not nil, is where the github format appends its
+	// Markdown table (the file GITHUB_STEP_SUMMARY names).
+	Summary io.Writer
+}
+
+// A Writer writes one document for the inputs of a run: Input for each,
+// in order of position, then Close; or, when the audit is off, Disabled
+// alone. Writes go to writers that remember their first error (the
+// caller's); a Writer returns none.
+type Writer interface {
+	Input(Input)
+	Close()
+	// Disabled ends a run whose gate was off, of n inputs; notice is the
+	// fixed line saying that nothing was audited.
+	Disabled(n int, notice string)
+}
+
+// New returns the Writer of a format, "sarif", "junit" or "github", that
+// writes to w, and false for another name.
+func New(format string, w io.Writer, opts Options) (Writer, bool) {
+	switch format {
+	case "sarif":
+		return newSARIF(w, opts), true
+	case "junit":
+		return newJUnit(w, opts), true
+	case "github":
+		return newGitHub(w, opts), true
+	}
+	return nil, false
+}
+
+// CodesURL is the page that explains every code; its sections are the
+// code kinds (anchors).
+const CodesURL = "https://github.com/cairn-audit/cairn/blob/main/docs/codes.md"
+
+// kindAnchors are the anchors of docs/codes.md's sections, one per kind:
+// GitHub's slugs of their headings (a test holds them to the page).
+var kindAnchors = map[audit.Kind]string{
+	audit.KindInvalid:       "invalid-input-exit-2",
+	audit.KindEvidence:      "inconclusive-evidence",
+	audit.KindCheck:         "inconclusive-checks",
+	audit.KindFail:          "fail-exit-1",
+	audit.KindInformational: "informational",
+	audit.KindLimitation:    "limitations",
+}
+
+// HelpURI is where docs/codes.md explains code: its kind's section.
+func HelpURI(code audit.Code) string { return CodesURL + "#" + kindAnchors[code.Kind()] }
+
+// RecordText names a record for people: "line 3" (JSONL), "event 3"
+// (trajectory), as the format table says, or "the input as a whole".
+func RecordText(format string, record *int) string {
+	if record == nil {
+		return "the input as a whole"
+	}
+	unit := "record"
+	if f, ok := protocol.FormatNamed(format); ok {
+		unit = f.Unit
+	}
+	return fmt.Sprintf("%s %d", unit, *record)
+}
+
+// isLine reports whether a format's records are lines of the input: then
+// a record number is a line number.
+func isLine(format string) bool {
+	f, ok := protocol.FormatNamed(format)
+	return ok && f.Unit == "line"
+}
+
+// placeText is where something was observed, "line 3 at
+// command_execution", "the input as a whole".
+func placeText(format string, record *int, where *string) string {
+	s := RecordText(format, record)
+	if where != nil {
+		s += " at " + *where
+	}
+	return s
+}
+
+// firstFinding is the first finding of code in rep, and false when the
+// findings (at most audit.MaxFindings) have none.
+func firstFinding(rep *audit.Report, code audit.Code) (audit.Finding, bool) {
+	for _, f := range rep.Findings {
+		if f.Code == code {
+			return f, true
+		}
+	}
+	return audit.Finding{}, false
+}
+
+// codeText is one code with its meaning and where it was first observed:
+// "tool_before_project_search: the first call was not … (line 3 at
+// command_execution)".
+func codeText(rep *audit.Report, code audit.Code) string {
+	s := code.String() + ": " + code.Meaning()
+	if f, ok := firstFinding(rep, code); ok {
+		s += " (" + placeText(rep.Input.Format, f.Record, f.Where) + ")"
+	}
+	return s
+}
+
+// codeNames are the codes' names.
+func codeNames(codes []audit.Code) []string {
+	names := make([]string, len(codes))
+	for i, c := range codes {
+		names[i] = c.String()
+	}
+	return names
+}
+
+// informational are a check's informational codes, which a passing check
+// may carry too.
+func informational(codes []audit.Code) []audit.Code {
+	var out []audit.Code
+	for _, c := range codes {
+		if c.Kind() == audit.KindInformational {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// totals counts the inputs of a run by status.
+type totals struct {
+	inputs int
+	by     map[audit.Status]int
+	worst  audit.Status
+}
+
+func (t *totals) add(st audit.Status) {
+	if t.by == nil {
+		t.by = map[audit.Status]int{}
+		t.worst = audit.StatusPass
+	}
+	t.inputs++
+	t.by[st]++
+	if st.Precedence() > t.worst.Precedence() {
+		t.worst = st
+	}
+}
+
+// text is "2 inputs: pass 1, fail 1, inconclusive 0, invalid 0 (exit 1)":
+// the exit is SPEC §2.2's for the worst status, whatever --fail-on says.
+func (t *totals) text() string {
+	worst := t.worst
+	if t.inputs == 0 {
+		worst = audit.StatusPass
+	}
+	unit := "inputs"
+	if t.inputs == 1 {
+		unit = "input"
+	}
+	return fmt.Sprintf("%d %s: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)", t.inputs, unit,
+		t.by[audit.StatusPass], t.by[audit.StatusFail], t.by[audit.StatusInconclusive], t.by[audit.StatusInvalid], worst.ExitCode())
+}
+
+// inputName is "input 2".
+func inputName(pos int) string { return fmt.Sprintf("input %d", pos) }
+
+// joinCodes is "a b c".
+func joinCodes(codes []audit.Code) string { return strings.Join(codeNames(codes), " ") }

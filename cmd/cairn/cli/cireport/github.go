@@ -1,0 +1,148 @@
+package cireport
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// GitHub Actions: a workflow command per check that did not pass, of
+// every input (::error for fail, ::warning for inconclusive), one
+// ::notice per informational code of a passing check, one ::error per
+// invalid input, and a last plain line with the totals; with a summary
+// file, a Markdown table of the inputs appended to it.
+
+// MaxSummaryRows is the most inputs the step summary lists one by one:
+// GitHub takes at most 1 MiB of summary a step.
+const MaxSummaryRows = 1000
+
+type githubWriter struct {
+	w, summary io.Writer
+	opts       Options
+	totals     totals
+	limits     []audit.Code
+}
+
+func newGitHub(w io.Writer, opts Options) *githubWriter {
+	return &githubWriter{w: w, summary: opts.Summary, opts: opts}
+}
+
+// command writes one workflow command: ::LEVEL title=TITLE::MESSAGE.
+func (g *githubWriter) command(level, title, message string) {
+	fmt.Fprintf(g.w, "::%s title=%s::%s\n", level, escapeProperty(title), escapeData(message))
+}
+
+func (g *githubWriter) Input(in Input) {
+	rep := in.Report
+	g.totals.add(rep.Status)
+	g.limits = rep.Limitations
+	name := "cairn " + inputName(in.Position)
+	if e := rep.Error; e != nil {
+		g.command("error", name+": invalid input: "+e.Code.String(),
+			e.Code.Meaning()+" ("+placeText(rep.Input.Format, e.Record, e.Where)+"); "+e.Code.Next())
+	} else if rep.Checks != nil {
+		for _, c := range rep.Checks.List() {
+			var texts []string
+			for _, code := range c.Check.Codes {
+				texts = append(texts, codeText(rep, code))
+			}
+			switch c.Check.State {
+			case audit.Fail:
+				g.command("error", name+": "+c.Name+" fail: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
+			case audit.Inconclusive:
+				g.command("warning", name+": "+c.Name+" inconclusive: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
+			default:
+				for _, code := range informational(c.Check.Codes) {
+					g.command("notice", name+": "+c.Name+": "+code.String(), codeText(rep, code))
+				}
+			}
+		}
+	}
+	g.row(in)
+}
+
+// row appends the input's line of the summary table.
+func (g *githubWriter) row(in Input) {
+	if g.summary == nil {
+		return
+	}
+	if g.totals.inputs == 1 {
+		g.summaryHead()
+		io.WriteString(g.summary, "| input | format | status | "+strings.Join(checkNames, " | ")+" |\n")
+		io.WriteString(g.summary, "| ---: | --- | --- |"+strings.Repeat(" --- |", len(checkNames))+"\n")
+	}
+	if g.totals.inputs > MaxSummaryRows {
+		return
+	}
+	rep := in.Report
+	cells := []string{fmt.Sprint(in.Position), rep.Input.Format, fmt.Sprintf("%s (exit %d)", rep.Status, rep.ExitCode)}
+	if e := rep.Error; e != nil {
+		cells[2] += ": `" + e.Code.String() + "` at " + placeText(rep.Input.Format, e.Record, e.Where)
+		for range checkNames {
+			cells = append(cells, "")
+		}
+	} else if rep.Checks != nil {
+		for _, c := range rep.Checks.List() {
+			cell := string(c.Check.State)
+			for _, code := range c.Check.Codes {
+				cell += " `" + code.String() + "`"
+			}
+			cells = append(cells, cell)
+		}
+	}
+	io.WriteString(g.summary, "| "+strings.Join(cells, " | ")+" |\n")
+}
+
+func (g *githubWriter) summaryHead() {
+	io.WriteString(g.summary, "### cairn: project-memory audit\n\n")
+}
+
+func (g *githubWriter) Close() {
+	fmt.Fprintf(g.w, "cairn: %s\n", g.totals.text())
+	if g.summary == nil {
+		return
+	}
+	if g.totals.inputs == 0 {
+		g.summaryHead()
+	}
+	if n := g.totals.inputs - MaxSummaryRows; n > 0 {
+		fmt.Fprintf(g.summary, "\n%d more inputs are not listed here; the annotations and the totals count them.\n", n)
+	}
+	fmt.Fprintf(g.summary, "\n%s. Not certified: %s. What each code means: [docs/codes.md](%s).\n\n",
+		capitalize(g.totals.text()), "`"+strings.Join(codeNames(g.limits), "`, `")+"`", CodesURL)
+}
+
+// Disabled: one warning, and the summary says that nothing was audited.
+func (g *githubWriter) Disabled(n int, notice string) {
+	g.command("warning", "cairn: not audited", strings.TrimPrefix(notice, "cairn: "))
+	if g.summary != nil {
+		g.summaryHead()
+		fmt.Fprintf(g.summary, "Nothing was audited (%d %s): %s. This is not a passing audit.\n\n", n, plural(n, "input"), strings.TrimPrefix(notice, "cairn: nothing was audited: "))
+	}
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return unit
+	}
+	return unit + "s"
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// escapeData escapes a workflow command's message.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

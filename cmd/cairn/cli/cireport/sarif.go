@@ -1,0 +1,333 @@
+package cireport
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/cairn-audit/cairn/audit"
+)
+
+// SARIF 2.1.0 (OASIS): one run whose tool has one rule per code of the
+// vocabulary (SPEC §8), and one result per finding of every input, in the
+// order of the inputs and of their findings; an invalid input is one
+// result. A result's logical location is the input's position, the
+// record and the contract's place; its physical location, with a line
+// region for JSONL, only when the caller named the input by a URI.
+
+// SchemaURI is the SARIF document's $schema: the OASIS schema of SARIF
+// 2.1.0 with its first errata.
+const SchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+// InformationURI is cairn's home, SARIF's tool informationUri.
+const InformationURI = "https://github.com/cairn-audit/cairn"
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifLevel struct {
+	Level string `json:"level"`
+}
+
+type sarifRule struct {
+	ID                   string     `json:"id"`
+	ShortDescription     sarifText  `json:"shortDescription"`
+	FullDescription      sarifText  `json:"fullDescription"`
+	Help                 sarifText  `json:"help"`
+	HelpURI              string     `json:"helpUri"`
+	DefaultConfiguration sarifLevel `json:"defaultConfiguration"`
+}
+
+type sarifTool struct {
+	Driver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
+	} `json:"driver"`
+}
+
+type sarifResult struct {
+	RuleID     string          `json:"ruleId"`
+	RuleIndex  int             `json:"ruleIndex"`
+	Level      string          `json:"level"`
+	Message    sarifText       `json:"message"`
+	Locations  []sarifLocation `json:"locations"`
+	Properties sarifResultBag  `json:"properties"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
+	LogicalLocations []sarifLogical `json:"logicalLocations"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation struct {
+		URI string `json:"uri"`
+	} `json:"artifactLocation"`
+	Region *sarifRegion `json:"region,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+type sarifLogical struct {
+	Name               string `json:"name"`
+	FullyQualifiedName string `json:"fullyQualifiedName"`
+}
+
+// sarifResultBag is a result's property bag: the report's own words.
+type sarifResultBag struct {
+	Input  int      `json:"input"`
+	Format string   `json:"format"`
+	Status string   `json:"status"`
+	Record *int     `json:"record,omitempty"`
+	Where  *string  `json:"where,omitempty"`
+	Checks []string `json:"checks,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// sarifRunBag is the run's property bag: the totals of the inputs.
+type sarifRunBag struct {
+	Inputs      int            `json:"inputs"`
+	Statuses    map[string]int `json:"statuses"`
+	ExitCode    int            `json:"exit_code"`
+	Limitations []audit.Code   `json:"limitations,omitempty"`
+	Enabled     bool           `json:"enabled"`
+}
+
+// ruleIndex is each code's index among the rules.
+var ruleIndex = func() map[audit.Code]int {
+	m := map[audit.Code]int{}
+	for i, c := range audit.Codes() {
+		m[c] = i
+	}
+	return m
+}()
+
+// Level is the SARIF level of a code's results and rule: error for fail
+// codes and invalid input, warning for the inconclusive kinds, note for
+// informational codes, none for limitations (never a result).
+func Level(code audit.Code) string {
+	switch code.Kind() {
+	case audit.KindFail, audit.KindInvalid:
+		return "error"
+	case audit.KindEvidence, audit.KindCheck:
+		return "warning"
+	case audit.KindInformational:
+		return "note"
+	}
+	return "none"
+}
+
+func sarifRules() []sarifRule {
+	var rules []sarifRule
+	for _, c := range audit.Codes() {
+		rules = append(rules, sarifRule{
+			ID:                   c.String(),
+			ShortDescription:     sarifText{c.Meaning()},
+			FullDescription:      sarifText{c.Meaning() + "; " + c.Next()},
+			Help:                 sarifText{c.Next()},
+			HelpURI:              HelpURI(c),
+			DefaultConfiguration: sarifLevel{Level(c)},
+		})
+	}
+	return rules
+}
+
+type sarifWriter struct {
+	w       io.Writer
+	opts    Options
+	results int
+	totals  totals
+	limits  []audit.Code
+}
+
+// The document's nesting, for indentation.
+const (
+	sarifRunIndent    = "    "
+	sarifMemberIndent = "      "
+	sarifResultIndent = "        "
+)
+
+func newSARIF(w io.Writer, opts Options) *sarifWriter {
+	s := &sarifWriter{w: w, opts: opts}
+	var tool sarifTool
+	tool.Driver.Name = "cairn"
+	tool.Driver.Version = opts.Version
+	tool.Driver.InformationURI = InformationURI
+	tool.Driver.Rules = sarifRules()
+	io.WriteString(w, "{\n  \"$schema\": "+quote(SchemaURI)+",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n"+sarifRunIndent+"{\n")
+	io.WriteString(w, sarifMemberIndent+"\"tool\": "+indent(tool, sarifMemberIndent)+",\n")
+	io.WriteString(w, sarifMemberIndent+"\"results\": [")
+	return s
+}
+
+func (s *sarifWriter) result(r sarifResult) {
+	sep := ",\n"
+	if s.results == 0 {
+		sep = "\n"
+	}
+	s.results++
+	io.WriteString(s.w, sep+sarifResultIndent+indent(r, sarifResultIndent))
+}
+
+func (s *sarifWriter) Input(in Input) {
+	rep := in.Report
+	s.totals.add(rep.Status)
+	s.limits = rep.Limitations
+	if rep.Error != nil {
+		e := rep.Error
+		s.result(sarifResult{
+			RuleID: e.Code.String(), RuleIndex: ruleIndex[e.Code], Level: Level(e.Code),
+			Message:    sarifText{inputName(in.Position) + ": invalid input: " + e.Code.Meaning() + " (" + placeText(rep.Input.Format, e.Record, e.Where) + "); " + e.Code.Next()},
+			Locations:  []sarifLocation{location(in, e.Record, e.Where)},
+			Properties: sarifResultBag{Input: in.Position, Format: rep.Input.Format, Status: string(rep.Status), Record: e.Record, Where: e.Where},
+		})
+		return
+	}
+	if rep.Checks == nil {
+		return
+	}
+	checks := rep.Checks.List()
+	// carriers are the checks that list a code, with their states.
+	carriers := func(code audit.Code) (names, states []string) {
+		for _, c := range checks {
+			for _, k := range c.Check.Codes {
+				if k == code {
+					names = append(names, c.Name)
+					states = append(states, c.Name+" "+string(c.Check.State))
+				}
+			}
+		}
+		return names, states
+	}
+	seen := map[audit.Code]bool{}
+	emit := func(code audit.Code, record *int, where *string) {
+		names, states := carriers(code)
+		place := placeText(rep.Input.Format, record, where)
+		s.result(sarifResult{
+			RuleID: code.String(), RuleIndex: ruleIndex[code], Level: Level(code),
+			Message:    sarifText{inputName(in.Position) + ": " + code.Meaning() + " (" + strings.Join(append(states, place), "; ") + "); " + code.Next()},
+			Locations:  []sarifLocation{location(in, record, where)},
+			Properties: sarifResultBag{Input: in.Position, Format: rep.Input.Format, Status: string(rep.Status), Record: record, Where: where, Checks: names},
+		})
+	}
+	for _, f := range rep.Findings {
+		seen[f.Code] = true
+		emit(f.Code, f.Record, f.Where)
+	}
+	// A code the findings leave out (there are at most 64) is still a
+	// result, at the input as a whole.
+	for _, c := range checks {
+		for _, code := range c.Check.Codes {
+			if !seen[code] {
+				seen[code] = true
+				emit(code, nil, nil)
+			}
+		}
+	}
+}
+
+// location is a result's location: logical always (the input, the record,
+// the place), physical when the caller named the input.
+func location(in Input, record *int, where *string) sarifLocation {
+	parts := []string{inputName(in.Position)}
+	if record != nil {
+		parts = append(parts, RecordText(in.Report.Input.Format, record))
+	}
+	if where != nil {
+		parts = append(parts, *where)
+	}
+	loc := sarifLocation{LogicalLocations: []sarifLogical{{Name: parts[len(parts)-1], FullyQualifiedName: strings.Join(parts, "/")}}}
+	if in.URI != "" {
+		p := &sarifPhysical{}
+		p.ArtifactLocation.URI = URIReference(in.URI)
+		if record != nil && isLine(in.Report.Input.Format) && *record >= 1 {
+			p.Region = &sarifRegion{StartLine: *record}
+		}
+		loc.PhysicalLocation = p
+	}
+	return loc
+}
+
+func (s *sarifWriter) end(inv sarifInvocation, enabled bool, inputs int) {
+	if s.results > 0 {
+		io.WriteString(s.w, "\n"+sarifMemberIndent)
+	}
+	io.WriteString(s.w, "],\n")
+	io.WriteString(s.w, sarifMemberIndent+"\"invocations\": "+indent([]sarifInvocation{inv}, sarifMemberIndent)+",\n")
+	bag := sarifRunBag{Inputs: inputs, Statuses: map[string]int{}, Limitations: s.limits, Enabled: enabled}
+	for _, st := range []audit.Status{audit.StatusPass, audit.StatusFail, audit.StatusInconclusive, audit.StatusInvalid} {
+		bag.Statuses[string(st)] = s.totals.by[st]
+	}
+	if s.totals.inputs > 0 {
+		bag.ExitCode = s.totals.worst.ExitCode()
+	}
+	io.WriteString(s.w, sarifMemberIndent+"\"properties\": "+indent(bag, sarifMemberIndent)+"\n")
+	io.WriteString(s.w, sarifRunIndent+"}\n  ]\n}\n")
+}
+
+func (s *sarifWriter) Close() {
+	s.end(sarifInvocation{ExecutionSuccessful: true}, true, s.totals.inputs)
+}
+
+// Disabled: no result, and an invocation that says nothing was audited.
+func (s *sarifWriter) Disabled(n int, notice string) {
+	s.end(sarifInvocation{ExecutionSuccessful: false, ToolExecutionNotifications: []sarifNotification{{Level: "warning", Message: sarifText{notice}}}}, false, n)
+}
+
+// indent is v as indented JSON whose lines after the first start with
+// prefix.
+func indent(v any, prefix string) string {
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		// Fixed texts, numbers and digests only.
+		panic("cireport: a SARIF part does not encode")
+	}
+	return string(b)
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// URIReference is s as a URI reference (RFC 3986): the caller's URI as
+// given, with every byte that may not appear in one percent-encoded (a
+// space, a backslash, a byte of a non-ASCII character, a % that starts no
+// escape), so that a path given as the URI still makes a valid one.
+func URIReference(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			strings.IndexByte("-._~:/?#@!$&'()*+,;=", c) >= 0:
+			b.WriteByte(c)
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}

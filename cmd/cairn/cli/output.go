@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
+)
+
+// outputFormats are the report formats of --output (SPEC §14.1), in the
+// order the help and the completions list them: the flag's enum, its help
+// and the completions' descriptions come from here.
+var outputFormats = []struct{ name, help string }{
+	{"text", "the human report (the default)"},
+	{"json", "the JSON report (schema cairn.eval.protocol/v1), as --json"},
+	{"sarif", "SARIF 2.1.0, for code scanning"},
+	{"junit", "JUnit XML, a test case per check"},
+	{"github", "GitHub Actions annotations, and a table in GITHUB_STEP_SUMMARY"},
+}
+
+// failOutcomes are the outcomes --fail-on chooses from (SPEC §14.2), with
+// what each means for the exit code.
+var failOutcomes = []struct {
+	status audit.Status
+	help   string
+}{
+	{audit.StatusFail, "exit 1 when a check observed a violation"},
+	{audit.StatusInconclusive, "exit 3 when the audit is inconclusive"},
+	{audit.StatusInvalid, "exit 2 when the input is invalid"},
+}
+
+func outputNames() []string {
+	var names []string
+	for _, o := range outputFormats {
+		names = append(names, o.name)
+	}
+	return names
+}
+
+func outcomeNames() []string {
+	var names []string
+	for _, o := range failOutcomes {
+		names = append(names, string(o.status))
+	}
+	return names
+}
+
+// reportFlags are the flags eval protocol and eval batch share that say
+// what is printed and which outcomes exit non-zero; --json, whose help
+// differs, is each command's own.
+type reportFlags struct {
+	Output   *string      `name:"output" xor:"output" enum:"${outputs}" placeholder:"FORMAT" help:"Print the report as ${output_list} (text by default)."`
+	FailOn   failOnFlag   `name:"fail-on" enum:"${outcomes}" placeholder:"LIST" help:"Exit non-zero only for these outcomes, comma-separated from ${outcome_list} (default: all three); the report does not change."`
+	SARIFURI sarifURIFlag `name:"sarif-uri" placeholder:"URI" help:"With --output sarif, name the input by this URI (its path from the repository root, say), once per input in eval batch; without it SARIF names no input."`
+}
+
+// output is the format chosen: --json is --output json, and text is the
+// default. (A pointer, not a default, so that kong's xor group sees
+// whether --output was given.)
+func (f *reportFlags) output(json bool) string {
+	switch {
+	case json:
+		return "json"
+	case f.Output != nil:
+		return *f.Output
+	}
+	return "text"
+}
+
+// fails reports whether the outcome st makes the process exit non-zero:
+// every outcome but pass, or those --fail-on lists.
+func (f *reportFlags) fails(st audit.Status) bool {
+	return st != audit.StatusPass && (len(f.FailOn) == 0 || f.FailOn.has(st))
+}
+
+// exitCode is the process's exit status for an input whose outcome is st:
+// §2.2's, or 0 when --fail-on leaves st out.
+func (f *reportFlags) exitCode(st audit.Status) int {
+	if !f.fails(st) {
+		return 0
+	}
+	return st.ExitCode()
+}
+
+// validate checks what the grammar cannot: --sarif-uri goes with --output
+// sarif, once per input.
+func (f *reportFlags) validate(json bool, inputs int) error {
+	if len(f.SARIFURI) == 0 {
+		return nil
+	}
+	if f.output(json) != "sarif" {
+		return usageRefusal(usageSARIFURIOutput)
+	}
+	if len(f.SARIFURI) != inputs {
+		return usageRefusal(usageSARIFURICount)
+	}
+	return nil
+}
+
+// failOnFlag is --fail-on: outcomes from failOutcomes, comma-separated,
+// the flag given once or more (the lists add up). An empty list or another
+// word is one fixed usage line: kong's own message would quote it.
+type failOnFlag []string
+
+func (f *failOnFlag) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("LIST", &s); err != nil {
+		return err
+	}
+	for _, w := range strings.Split(s, ",") {
+		if !oneOf(w, outcomeNames()) {
+			return usageRefusal(usageBadFailOn)
+		}
+		*f = append(*f, w)
+	}
+	return nil
+}
+
+func (f failOnFlag) has(st audit.Status) bool { return oneOf(string(st), f) }
+
+// sarifURIFlag is --sarif-uri, given once per input: eval batch's i-th
+// names its i-th PATH.
+type sarifURIFlag []string
+
+func (f *sarifURIFlag) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("URI", &s); err != nil {
+		return err
+	}
+	*f = append(*f, s)
+	return nil
+}
+
+// document is the report of a run in a CI format (cireport), written to
+// stdout as it goes, with the step summary the github format appends to
+// the file GITHUB_STEP_SUMMARY names.
+type document struct {
+	cireport.Writer
+	summary *os.File
+	failed  bool // the summary could not be opened or written
+	uris    []string
+}
+
+// summaryFailedText is the one line printed when the step summary could
+// not be written: like stdout, a report not delivered is exit 2. The
+// file's name is the runner's, never printed.
+const summaryFailedText = "cairn: error: could not append to the file GITHUB_STEP_SUMMARY names"
+
+// openDocument starts the document of format ("sarif", "junit",
+// "github"); ok is false for the text and json formats, which
+// the commands print themselves.
+func openDocument(e *env, format string, uris []string) (d *document, ok bool) {
+	d = &document{uris: uris}
+	opts := cireport.Options{Version: version()}
+	if format == "github" {
+		if path := e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+			if err != nil {
+				d.failed = true
+			} else {
+				d.summary = f
+				opts.Summary = &summaryWriter{d: d}
+			}
+		}
+	}
+	w, ok := cireport.New(format, e.stdout, opts)
+	if !ok {
+		if d.summary != nil {
+			d.summary.Close()
+		}
+		return nil, false
+	}
+	d.Writer = w
+	return d, true
+}
+
+// input hands the report of the input at position pos (from 1) to the
+// document.
+func (d *document) input(pos int, rep *audit.Report) {
+	in := cireport.Input{Position: pos, Report: rep}
+	if pos <= len(d.uris) {
+		in.URI = d.uris[pos-1]
+	}
+	d.Input(in)
+}
+
+// finish closes the summary; a summary that could not be written is the
+// one fixed line on stderr and exit 2, whatever the audit said.
+func (d *document) finish(e *env, status int) int {
+	if d.summary != nil {
+		if err := d.summary.Close(); err != nil {
+			d.failed = true
+		}
+	}
+	if d.failed {
+		fmt.Fprintln(e.stderr, summaryFailedText)
+		return 2
+	}
+	return status
+}
+
+// summaryWriter writes to the summary file until a write fails.
+type summaryWriter struct{ d *document }
+
+func (s *summaryWriter) Write(p []byte) (int, error) {
+	if s.d.failed {
+		return 0, io.ErrClosedPipe
+	}
+	n, err := s.d.summary.Write(p)
+	if err != nil {
+		s.d.failed = true
+	}
+	return n, err
+}
