@@ -17,10 +17,11 @@ import (
 // exports: every JSON string value, and every member name inside free-form
 // payloads, carries its own random canary, and so do the directory and
 // file name of the input. Passing, failing, inconclusive and invalid
-// streams are audited through run(), with and without --json, from a file
-// and from standard input. No canary, nor any 8-character piece of one,
-// may appear on stdout or stderr; the exit code and status must be the
-// ones the case was built for.
+// streams are audited through run(), with and without --json and with
+// every CI --output format (github with a step summary), from a file and
+// from standard input. No canary, nor any 8-character piece of one, may
+// appear on stdout, stderr or in the step summary; the exit code and
+// status must be the ones the case was built for.
 func TestPrivacyNoInputContent(t *testing.T) {
 	g := &privGen{r: rand.New(rand.NewPCG(0x63617269, 0x726e2d70))}
 	dir := filepath.Join(t.TempDir(), g.c())
@@ -50,9 +51,30 @@ func TestPrivacyNoInputContent(t *testing.T) {
 		}
 	}
 	leaks := g.windows(privWindow)
+	summary := filepath.Join(dir, g.c()+".md")
 	for i, tc := range cases {
 		path := paths[i]
 		for _, fromFile := range []bool{true, false} {
+			for _, output := range []string{"sarif", "junit", "github"} {
+				name := fmt.Sprintf("%d-%s/file=%v/output=%s", i, tc.name, fromFile, output)
+				args := []string{"eval", "protocol", "--codex-jsonl", "-", "--output", output}
+				if fromFile {
+					args[3] = path
+				}
+				if tc.capture {
+					args = append(args, "--capture-authorized")
+				}
+				os.Remove(summary)
+				var stdout, stderr bytes.Buffer
+				code := run(args, bytes.NewReader(tc.input), &stdout, &stderr, func(k string) string {
+					return map[string]string{"CAIRN_EVAL": "1", "GITHUB_STEP_SUMMARY": summary}[k]
+				})
+				written, _ := os.ReadFile(summary)
+				privNoLeak(t, name, leaks, stdout.Bytes(), append(stderr.Bytes(), written...))
+				if code != tc.exit || stdout.Len() == 0 || (stderr.Len() > 0) != (tc.exit == 2) || (len(written) > 0) != (output == "github") {
+					t.Fatalf("%s: got exit %d, %d bytes of stdout, stderr %q, %d bytes of summary; want exit %d", name, code, stdout.Len(), stderr.Bytes(), len(written), tc.exit)
+				}
+			}
 			for _, asJSON := range []bool{true, false} {
 				name := fmt.Sprintf("%d-%s/file=%v/json=%v", i, tc.name, fromFile, asJSON)
 				args := []string{"eval", "protocol", "--codex-jsonl", "-"}
