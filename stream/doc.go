@@ -4,7 +4,9 @@
 // 128), refusing a BOM, UTF-16, invalid UTF-8, malformed JSON and repeated
 // member names, and computing the input's SHA-256 on the same single pass.
 // It also opens input files safely (no links anywhere on the path, no
-// blocking on FIFOs, changes detected).
+// blocking on FIFOs, changes detected, no more open at once than the
+// descriptor limit leaves room for), and holds any reader to io.Reader's
+// contract (StrictReader).
 //
 // It does not know what a record means: decoding the Codex contract is
 // package lifecycle's job, trajectory semantics package normalize's.
