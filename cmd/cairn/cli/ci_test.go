@@ -80,13 +80,23 @@ func ciInputs(t *testing.T) map[string][]ciInput {
 	}
 	out := map[string][]ciInput{}
 	for _, f := range protocol.Formats() {
-		d := strings.TrimSuffix(f.Name, "-jsonl")
+		// DIR is the name up to its first dash (opencode for both
+		// OpenCode inputs); a JSONL format's inputs end .jsonl, the
+		// documents' .json (an export's capture .export.json).
+		d, _, _ := strings.Cut(f.Name, "-")
+		ext, realExt := ".jsonl", ".jsonl"
+		if f.Unit != "line" {
+			ext, realExt = ".json", ".export.json"
+		}
 		var files []string
-		real, _ := filepath.Glob("../../../testdata/" + d + "/real/*/*.jsonl")
+		real, _ := filepath.Glob("../../../testdata/" + d + "/real/*/*" + realExt)
 		files = append(files, real...)
 		controls, _ := filepath.Glob("../../../testdata/controls/protocol-" + d + "*.jsonl")
-		if f.Unit == "event" {
+		switch f.Unit {
+		case "event":
 			controls, _ = filepath.Glob("../../../testdata/controls/*.json")
+		case "message":
+			controls = nil
 		}
 		files = append(files, controls...)
 		var names []string
@@ -115,7 +125,7 @@ func ciInputs(t *testing.T) map[string][]ciInput {
 					t.Fatal(err)
 				}
 				for _, file := range ar.Files {
-					if strings.HasSuffix(file.Name, ".jsonl") || strings.HasSuffix(file.Name, ".json") {
+					if strings.HasSuffix(file.Name, ext) {
 						names, datas = append(names, filepath.Base(a)+":"+file.Name), append(datas, file.Data)
 					}
 				}
