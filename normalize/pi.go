@@ -29,22 +29,23 @@ var piSessionEntries = []string{"model_change", "thinking_level_change", "messag
 
 // The places of this format (SPEC §12).
 const (
-	piSession      = "session"
-	piSettled      = "agent_settled"
-	piRetryEnd     = "auto_retry_end"
-	piAssistant    = "message_end.assistant"
-	piToolCall     = "message_end.assistant.toolCall"
-	piExecStart    = "tool_execution_start"
-	piExecEnd      = "tool_execution_end"
-	piSystem       = "message_end.system"
-	piMessage      = "message_end.message"
-	piAgentStart   = "agent_start"
-	piCodemode     = "codemode"    // the script container: bookkeeping
-	piToolSearch   = "tool_search" // tool discovery
-	piAdapterProxy = "mcp"         // pi-mcp-adapter's proxy: opaque
-	piStopLength   = "length"
-	piStopError    = "error"
-	piStopAborted  = "aborted"
+	piSession       = "session"
+	piSettled       = "agent_settled"
+	piRetryEnd      = "auto_retry_end"
+	piAssistant     = "message_end.assistant"
+	piToolCall      = "message_end.assistant.toolCall"
+	piExecStart     = "tool_execution_start"
+	piExecEnd       = "tool_execution_end"
+	piSystem        = "message_end.system"
+	piMessage       = "message_end.message"
+	piAgentStart    = "agent_start"
+	piCodemode      = "codemode"    // the script container: bookkeeping
+	piToolSearch    = "tool_search" // tool discovery
+	piAdapterProxy  = "mcp"         // pi-mcp-adapter's proxy: opaque
+	piAdapterScript = "mcpScript"   // pi-mcp-adapter's script tool, whose calls are never printed
+	piStopLength    = "length"
+	piStopError     = "error"
+	piStopAborted   = "aborted"
 )
 
 // PiPlaces lists every place a Pi finding or error may name.
@@ -270,8 +271,8 @@ func (p *Pi) messageEnd(line []byte, root []stream.Span) error {
 }
 
 // system reads the first system message's declared tools: when it names
-// none of the memory tools, and no container or proxy that could hide
-// them, the memory server was not available.
+// none of the memory tools, and no tool that could reach them, the memory
+// server was not available.
 func (p *Pi) system(msg []byte) error {
 	if !p.sawSystem {
 		p.sawSystem = true
@@ -290,7 +291,7 @@ func (p *Pi) system(msg []byte) error {
 				switch {
 				case piTool(n) != audit.NoTool:
 					memory = true
-				case string(n) == piCodemode || string(n) == piAdapterProxy:
+				case piReaches(n):
 					hidden = true
 				}
 				return true
@@ -402,6 +403,23 @@ func (p *Pi) block(block []byte, cut bool) (bool, error) {
 	return true, p.call(c, tool, args, cut, piToolCall)
 }
 
+// piReaches reports whether a declared tool may reach the memory tools
+// without them being declared: codemode's scripts, tool_search's deferred
+// tools, and pi-mcp-adapter's proxy, script tool and per-server
+// namespace proxy (mcp__SERVER).
+func piReaches(name []byte) bool {
+	switch string(name) {
+	case piCodemode, piToolSearch, piAdapterProxy, piAdapterScript:
+		return true
+	}
+	for _, server := range audit.Servers {
+		if string(name) == "mcp__"+server {
+			return true
+		}
+	}
+	return false
+}
+
 func piKindOf(tool []byte) piKind {
 	switch string(tool) {
 	case piCodemode:
@@ -422,7 +440,9 @@ func (p *Pi) call(c *piCallState, tool, args []byte, cut bool, where string) err
 	}
 	p.refs++
 	c.ref = p.refs
-	ev := audit.Event{Kind: audit.EventCall, Ref: c.ref, Tool: piTool(tool), SubAgent: c.sub, Where: where}
+	// mcpScript's calls are never printed: the stream does not hold them.
+	ev := audit.Event{Kind: audit.EventCall, Ref: c.ref, Tool: piTool(tool), SubAgent: c.sub,
+		HidesCalls: string(tool) == piAdapterScript, Where: where}
 	if cut {
 		ev.InputUnknown = audit.MessageAborted
 	} else {

@@ -28,6 +28,7 @@ expect 3 inconclusive eval protocol --codex-jsonl testdata/codex/g-coding-sessio
 expect 0 pass eval protocol --claude-jsonl testdata/controls/protocol-claude.jsonl
 expect 1 fail eval protocol --claude-jsonl - < testdata/controls/protocol-claude-command-first.jsonl
 expect 0 pass eval protocol --gemini-jsonl testdata/controls/protocol-gemini.jsonl
+expect 0 pass eval protocol --pi-jsonl testdata/controls/protocol-pi.jsonl
 
 out=$("$cairn" eval protocol --codex-jsonl testdata/controls/protocol-codex.jsonl --json)
 if [ "$out" != '{"schema":"cairn.eval.protocol/v1","enabled":false,"status":"disabled"}' ]; then

@@ -37,10 +37,13 @@ func TestPrivacyPiNoInputContent(t *testing.T) {
 // piKept are the tool names the variants that keep the catalog keep.
 func piKept(name string) bool {
 	switch name {
-	case "codemode", "tool_search", "mcp":
+	case "codemode", "tool_search", "mcp", "mcpScript":
 		return true
 	}
 	for _, server := range audit.Servers {
+		if name == "mcp__"+server {
+			return true // pi-mcp-adapter's namespace proxy
+		}
 		for _, prefix := range []string{"mcp__" + server + "__", server + "_"} {
 			if len(name) > len(prefix) && name[:len(prefix)] == prefix && audit.LookupTool(name[len(prefix):]) != audit.NoTool {
 				return true

@@ -150,3 +150,11 @@ func TestRealClaudeCaptures(t *testing.T) {
 func TestRealGeminiCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/gemini/real", "--gemini-jsonl", []string{"0.56.0", "0.61.0"})
 }
+
+// TestRealPiCaptures is TestRealCodexCaptures for the streams printed by
+// real pi binaries (testdata/pi/real/VERSION, made by
+// scripts/pi-real/run.sh): 1.6.0 and 1.3.0 with built-in MCP, 0.86.1 with
+// pi-mcp-adapter.
+func TestRealPiCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/pi/real", "--pi-jsonl", []string{"1.3.0", "1.6.0", "0.86.1"})
+}
