@@ -533,3 +533,20 @@ func TestClaudeFrontEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestReadersNilReader: every reader of the table, given a nil reader,
+// reports input_unreadable instead of panicking (the stream layer enforces
+// io.Reader's contract under each, the document reader included).
+func TestReadersNilReader(t *testing.T) {
+	for name, read := range map[string]normalize.Reader{
+		"codex": normalize.ReadCodex, "claude": normalize.ReadClaude, "gemini": normalize.ReadGemini,
+		"pi": normalize.ReadPi, "opencode": normalize.ReadOpenCode, "opencode-export": normalize.ReadOpenCodeExport,
+		"trajectory": normalize.ReadTrajectory,
+	} {
+		in := read(nil, false)
+		var ie *audit.InputError
+		if !errors.As(in.Err, &ie) || ie.Code != audit.InputUnreadable {
+			t.Errorf("%s: got %v, want input_unreadable", name, in.Err)
+		}
+	}
+}

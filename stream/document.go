@@ -81,7 +81,7 @@ func NewDocument(r io.Reader) *Document { return NewDocumentOf(r, "events") }
 // array is the array read one element at a time (an OpenCode export's
 // `messages`); Event parts are its elements.
 func NewDocumentOf(r io.Reader, array string) *Document {
-	return &Document{r: bufio.NewReaderSize(r, readSize), g: newGuard(), array: array}
+	return &Document{r: bufio.NewReaderSize(StrictReader(r), readSize), g: newGuard(), array: array}
 }
 
 // Next returns the next part. After an error it returns the same error.
