@@ -81,10 +81,9 @@ type claudeCall struct {
 // engine (SPEC §9). It keeps per call only a digest of its id and what its
 // result needs; never ids, names or payloads.
 type Claude struct {
-	engine *audit.Engine
-	calls  map[lifecycle.Key]claudeCall
-	n      int // the record being read
-	refs   int // call refs handed out
+	record
+	calls map[lifecycle.Key]claudeCall
+	refs  int // call refs handed out
 
 	open      int  // turns opened by init and not yet closed by result
 	sawInit   bool // a first init was seen
@@ -94,24 +93,8 @@ type Claude struct {
 
 // NewClaude returns a Claude Code front end that feeds e.
 func NewClaude(e *audit.Engine) *Claude {
-	return &Claude{engine: e, calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
+	return &Claude{record: record{engine: e}, calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
 }
-
-func (c *Claude) invalid(code audit.Code, where string) error {
-	return audit.InvalidAt(code, c.n, where, nil)
-}
-
-func (c *Claude) violation(where string) error { return c.invalid(audit.SchemaViolation, where) }
-
-func (c *Claude) add(ev audit.Event) error {
-	ev.Record = c.n
-	if code := c.engine.Add(ev); code != 0 {
-		return audit.Invalid(code, c.n, nil)
-	}
-	return nil
-}
-
-func (c *Claude) note(code audit.Code, where string) { c.engine.Note(code, c.n, where) }
 
 // unknownField notes a member outside the contract in the object at where,
 // once per record and place.

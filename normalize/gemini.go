@@ -83,10 +83,9 @@ type geminiCall struct {
 // Gemini feeds the records of a Gemini CLI stream-json stream, one at a
 // time, to the engine (SPEC §11).
 type Gemini struct {
-	engine *audit.Engine
-	calls  map[lifecycle.Key]geminiCall
-	n      int // the record being read
-	refs   int
+	record
+	calls map[lifecycle.Key]geminiCall
+	refs  int
 
 	started, ended bool // init and result seen
 	text           textJSON
@@ -95,19 +94,7 @@ type Gemini struct {
 
 // NewGemini returns a Gemini CLI front end that feeds e.
 func NewGemini(e *audit.Engine) *Gemini {
-	return &Gemini{engine: e, calls: map[lifecycle.Key]geminiCall{}}
-}
-
-func (g *Gemini) invalid(code audit.Code, where string) error {
-	return audit.InvalidAt(code, g.n, where, nil)
-}
-
-func (g *Gemini) add(ev audit.Event) error {
-	ev.Record = g.n
-	if code := g.engine.Add(ev); code != 0 {
-		return audit.Invalid(code, g.n, nil)
-	}
-	return nil
+	return &Gemini{record: record{engine: e}, calls: map[lifecycle.Key]geminiCall{}}
 }
 
 // Checked takes the record on 1-based line n, checked by a stream.Checker

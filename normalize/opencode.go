@@ -46,8 +46,7 @@ type ocCall struct {
 // OpenCode feeds the records of an opencode run --format json stream, one
 // at a time, to the engine (SPEC §13).
 type OpenCode struct {
-	engine  *audit.Engine
-	n       int
+	record
 	session lifecycle.Key
 	started bool // a record was read: session is set
 	refs    int
@@ -64,23 +63,7 @@ type OpenCode struct {
 
 // NewOpenCode returns an OpenCode run front end that feeds e.
 func NewOpenCode(e *audit.Engine) *OpenCode {
-	return &OpenCode{engine: e, callIDs: map[lifecycle.Key]struct{}{}}
-}
-
-func (o *OpenCode) invalid(code audit.Code, where string) error {
-	return audit.InvalidAt(code, o.n, where, nil)
-}
-
-func (o *OpenCode) violation(where string) error { return o.invalid(audit.SchemaViolation, where) }
-
-func (o *OpenCode) add(ev audit.Event) error {
-	if ev.Record == 0 {
-		ev.Record = o.n
-	}
-	if code := o.engine.Add(ev); code != 0 {
-		return audit.Invalid(code, o.n, nil)
-	}
-	return nil
+	return &OpenCode{record: record{engine: e}, callIDs: map[lifecycle.Key]struct{}{}}
 }
 
 // Checked takes the record on 1-based line n, checked by a stream.Checker

@@ -87,8 +87,14 @@ func (x *OpenCodeExport) Member(name string, v []byte) error {
 	return nil
 }
 
-// Message takes the message at 0-based index i.
-func (x *OpenCodeExport) Message(v []byte, i int) error {
+// Engine returns the engine the export feeds.
+func (x *OpenCodeExport) Engine() *audit.Engine { return x.engine }
+
+// Harness is the export's harness.
+func (x *OpenCodeExport) Harness() string { return "opencode" }
+
+// Event takes the message at 0-based index i.
+func (x *OpenCodeExport) Event(v []byte, i int) error {
 	x.i = i
 	x.calls.n = i
 	if stream.TypeOf(v) != stream.Object {
@@ -176,8 +182,10 @@ func (x *OpenCodeExport) part(p []byte, assistant bool) error {
 // End reports the end of the document: the run is complete when the last
 // message is an assistant message with finish stop, a time.completed and
 // no error; an error is a failed run; anything else an incomplete one.
-func (x *OpenCodeExport) End() (*audit.Engine, error) {
+func (x *OpenCodeExport) End(hasMessages bool) (*audit.Engine, error) {
 	switch {
+	case !hasMessages:
+		return nil, audit.InvalidAt(audit.SchemaViolation, -1, "messages", nil)
 	case !x.sawInfo:
 		return nil, audit.InvalidAt(audit.SchemaViolation, -1, oxInfo, nil)
 	case x.complete:
@@ -192,34 +200,5 @@ func (x *OpenCodeExport) End() (*audit.Engine, error) {
 // ReadOpenCodeExport streams an opencode export document (SPEC §13)
 // through the engine.
 func ReadOpenCodeExport(r io.Reader, capture bool) Input {
-	engine := audit.NewEngine(capture)
-	x := NewOpenCodeExport(engine)
-	doc := stream.NewDocumentOf(r, "messages")
-	result := func(err error) Input {
-		in := Input{Engine: engine, Harness: "opencode", Bytes: doc.Bytes(), Records: doc.Events(), Err: err}
-		if err == nil {
-			in.Sum = doc.Sum()
-		}
-		return in
-	}
-	for {
-		p, err := doc.Next()
-		if err == nil {
-			switch p.Kind {
-			case stream.Member:
-				err = x.Member(p.Name, p.Value)
-			case stream.Event:
-				err = x.Message(p.Value, p.Index)
-			case stream.End:
-				if !doc.HasEvents() {
-					return result(audit.InvalidAt(audit.SchemaViolation, -1, "messages", nil))
-				}
-				_, err := x.End()
-				return result(err)
-			}
-		}
-		if err != nil {
-			return result(err)
-		}
-	}
+	return readDocument(r, "messages", NewOpenCodeExport(audit.NewEngine(capture)))
 }

@@ -89,10 +89,9 @@ type piCallState struct {
 // Pi feeds the records of a pi --mode json stream, one at a time, to the
 // engine (SPEC §12).
 type Pi struct {
-	engine *audit.Engine
-	calls  map[lifecycle.Key]*piCallState
-	n      int
-	refs   int
+	record
+	calls map[lifecycle.Key]*piCallState
+	refs  int
 
 	attempt    bool // between agent_start and agent_end
 	settled    bool // agent_settled seen
@@ -103,24 +102,8 @@ type Pi struct {
 
 // NewPi returns a Pi front end that feeds e.
 func NewPi(e *audit.Engine) *Pi {
-	return &Pi{engine: e, calls: map[lifecycle.Key]*piCallState{}}
+	return &Pi{record: record{engine: e}, calls: map[lifecycle.Key]*piCallState{}}
 }
-
-func (p *Pi) invalid(code audit.Code, where string) error {
-	return audit.InvalidAt(code, p.n, where, nil)
-}
-
-func (p *Pi) violation(where string) error { return p.invalid(audit.SchemaViolation, where) }
-
-func (p *Pi) add(ev audit.Event) error {
-	ev.Record = p.n
-	if code := p.engine.Add(ev); code != 0 {
-		return audit.Invalid(code, p.n, nil)
-	}
-	return nil
-}
-
-func (p *Pi) note(code audit.Code, where string) { p.engine.Note(code, p.n, where) }
 
 // member returns the value of the member name of the record (nil when
 // absent).

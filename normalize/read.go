@@ -77,6 +77,34 @@ func records(r io.Reader, c *stream.Checker) (checkedLines, func()) {
 	return p, p.Close
 }
 
+// record is what every JSONL front end keeps of the record being read: the
+// engine it feeds and the record's 1-based line, with the ways to report
+// at that record.
+type record struct {
+	engine *audit.Engine
+	n      int
+}
+
+func (r *record) invalid(code audit.Code, where string) error {
+	return audit.InvalidAt(code, r.n, where, nil)
+}
+
+func (r *record) violation(where string) error { return r.invalid(audit.SchemaViolation, where) }
+
+// add gives the engine ev, at the record being read unless ev names its
+// own (JSONL records are numbered from 1).
+func (r *record) add(ev audit.Event) error {
+	if ev.Record == 0 {
+		ev.Record = r.n
+	}
+	if code := r.engine.Add(ev); code != 0 {
+		return audit.Invalid(code, r.n, nil)
+	}
+	return nil
+}
+
+func (r *record) note(code audit.Code, where string) { r.engine.Note(code, r.n, where) }
+
 // A recordFeed is a JSONL front end: it takes each checked record, then
 // the end of input (which may still find the input invalid: too many
 // events, when a front end holds a step's calls until it ends).
@@ -123,13 +151,27 @@ func ReadCodex(r io.Reader, capture bool) Input {
 	return in
 }
 
-// ReadTrajectory streams a normalized trajectory (SPEC §5) through the
-// engine of its harness.
-func ReadTrajectory(r io.Reader, capture bool) Input {
-	traj := NewTrajectory(capture)
-	doc := stream.NewDocument(r)
+// A documentFeed is a front end of one JSON document streamed by
+// stream.Document: it takes each top-level member, each element of the
+// document's array, then the end of the document.
+type documentFeed interface {
+	Member(name string, v []byte) error
+	Event(v []byte, i int) error
+	// End takes the end of the document (hasArray: its array was read)
+	// and returns the engine whose checks the report uses.
+	End(hasArray bool) (*audit.Engine, error)
+	// Engine is the engine of the counts so far; Harness the input's
+	// harness, "" while unknown.
+	Engine() *audit.Engine
+	Harness() string
+}
+
+// readDocument streams the document in r, whose array is array, through
+// feed, and reports what was read.
+func readDocument(r io.Reader, array string, feed documentFeed) Input {
+	doc := stream.NewDocumentOf(r, array)
 	result := func(e *audit.Engine, err error) Input {
-		in := Input{Engine: e, Harness: traj.Harness(), Bytes: doc.Bytes(), Records: doc.Events(), Err: err}
+		in := Input{Engine: e, Harness: feed.Harness(), Bytes: doc.Bytes(), Records: doc.Events(), Err: err}
 		if err == nil {
 			in.Sum = doc.Sum()
 		}
@@ -140,19 +182,25 @@ func ReadTrajectory(r io.Reader, capture bool) Input {
 		if err == nil {
 			switch p.Kind {
 			case stream.Member:
-				err = traj.Member(p.Name, p.Value)
+				err = feed.Member(p.Name, p.Value)
 			case stream.Event:
-				err = traj.Event(p.Value, p.Index)
+				err = feed.Event(p.Value, p.Index)
 			case stream.End:
-				engine, err := traj.End(doc.HasEvents())
+				engine, err := feed.End(doc.HasEvents())
 				if err != nil {
-					return result(traj.Engine(), err)
+					return result(feed.Engine(), err)
 				}
 				return result(engine, nil)
 			}
 		}
 		if err != nil {
-			return result(traj.Engine(), err)
+			return result(feed.Engine(), err)
 		}
 	}
+}
+
+// ReadTrajectory streams a normalized trajectory (SPEC §5) through the
+// engine of its harness.
+func ReadTrajectory(r io.Reader, capture bool) Input {
+	return readDocument(r, "events", NewTrajectory(capture))
 }
