@@ -366,10 +366,13 @@ func (e *Engine) HideOrder(record int, where string) {
 	}
 }
 
-// HideFirst records that the run's first call is in another input (an
-// OpenCode sub-agent's session: its parent's calls came first):
-// memory_first is inconclusive with code.
-func (e *Engine) HideFirst(code Code) { e.firstHidden = code }
+// HideFirst records, at record and where, that the run's first call is in
+// another input (an OpenCode sub-agent's session: its parent's calls came
+// first): memory_first, and only it, is inconclusive with code.
+func (e *Engine) HideFirst(code Code, record int, where string) {
+	e.firstHidden = code
+	e.observe(code, record, where)
+}
 
 // CutWriteBoundary records that the input may hide calls that ran (a
 // stream that prints a call only once it finished, cut short: SPEC §13):

@@ -24,8 +24,10 @@ const (
 	ocTask       = "task"    // a sub-agent in a child session, whose parts are not printed
 )
 
-// ocStateMembers are the members of a tool part's state (SPEC §13).
-var ocStateMembers = []string{"status", "input", "output", "title", "metadata", "time", "error"}
+// ocStateMembers are the members of a tool part's state (SPEC §13), with
+// the attachments that 1.3.2 adds to every completed MCP call
+// (testdata/opencode/real/1.3.2).
+var ocStateMembers = []string{"status", "input", "output", "title", "metadata", "time", "error", "attachments"}
 
 // OpenCodePlaces lists every place an OpenCode run's finding or error may
 // name.
@@ -150,7 +152,7 @@ func (o *OpenCode) toolUse(part []byte) error {
 		return o.invalid(audit.DuplicateCallID, "tool_use.part.callID")
 	}
 	o.callIDs[k] = struct{}{}
-	call, result, err := o.callOf(stream.Unquote(tool), state, ocState)
+	call, result, err := o.callOf(stream.Unquote(tool), state, ocToolUse, ocState)
 	if err != nil {
 		return err
 	}
@@ -158,9 +160,9 @@ func (o *OpenCode) toolUse(part []byte) error {
 	return nil
 }
 
-// callOf reads a tool part's state, at the place where, into a call and
-// its result (both without their record and ref).
-func (o *OpenCode) callOf(tool, state []byte, where string) (audit.Event, audit.Event, error) {
+// callOf reads a tool part, at the place part, and its state, at the place
+// where, into a call and its result (both without their record and ref).
+func (o *OpenCode) callOf(tool, state []byte, part, where string) (audit.Event, audit.Event, error) {
 	var status, input, output, errMsg []byte
 	unknown := false
 	stream.Members(state, func(n, v []byte) bool {
@@ -188,11 +190,15 @@ func (o *OpenCode) callOf(tool, state []byte, where string) (audit.Event, audit.
 	switch string(tool) {
 	case ocInvalid:
 		// The CLI refused a call of a tool it did not offer and replaced
-		// the input: the tool the model named, its arguments unknown.
-		named := field(input, "tool")
-		call.InputUnknown = audit.CallInputUnknown
-		if stream.TypeOf(named) == stream.String {
+		// the input: the tool the model named, its arguments unknown. Only
+		// a search's verdict depends on them (its scope); another call
+		// decides what it decides by its name.
+		o.engine.Note(audit.CallInputUnknown, o.n, part)
+		if named := field(input, "tool"); stream.TypeOf(named) == stream.String {
 			call.Tool = ocTool(stream.Unquote(named))
+		}
+		if call.Tool == audit.MemorySearch || call.Tool == audit.NoTool && stream.TypeOf(field(input, "tool")) != stream.String {
+			call.InputUnknown = audit.CallInputUnknown
 		}
 	case ocTask:
 		call.HidesCalls = true

@@ -81,8 +81,7 @@ func (x *OpenCodeExport) Member(name string, v []byte) error {
 	if parent := field(v, "parentID"); parent != nil && stream.TypeOf(parent) != stream.Null {
 		// A sub-agent's session: its parent's calls, and so the first
 		// call, are in another export.
-		x.engine.Note(audit.SubagentEvidenceMissing, -1, oxInfo)
-		x.engine.HideFirst(audit.SubagentEvidenceMissing)
+		x.engine.HideFirst(audit.SubagentEvidenceMissing, -1, oxInfo)
 	}
 	return nil
 }
@@ -166,7 +165,7 @@ func (x *OpenCodeExport) part(p []byte, assistant bool) error {
 		return x.invalid(audit.DuplicateCallID, "messages[].parts[].callID")
 	}
 	x.callIDs[k] = struct{}{}
-	call, result, err := x.calls.callOf(stream.Unquote(tool), state, oxState)
+	call, result, err := x.calls.callOf(stream.Unquote(tool), state, oxPart, oxState)
 	if err != nil {
 		return err
 	}

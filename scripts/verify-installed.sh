@@ -29,6 +29,7 @@ expect 0 pass eval protocol --claude-jsonl testdata/controls/protocol-claude.jso
 expect 1 fail eval protocol --claude-jsonl - < testdata/controls/protocol-claude-command-first.jsonl
 expect 0 pass eval protocol --gemini-jsonl testdata/controls/protocol-gemini.jsonl
 expect 0 pass eval protocol --pi-jsonl testdata/controls/protocol-pi.jsonl
+expect 0 pass eval protocol --opencode-jsonl testdata/controls/protocol-opencode.jsonl
 
 out=$("$cairn" eval protocol --codex-jsonl testdata/controls/protocol-codex.jsonl --json)
 if [ "$out" != '{"schema":"cairn.eval.protocol/v1","enabled":false,"status":"disabled"}' ]; then

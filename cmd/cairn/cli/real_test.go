@@ -65,7 +65,8 @@ func TestRealCodexCaptures(t *testing.T) {
 }
 
 // runRealCaptures is TestRealCodexCaptures for the captures under root,
-// audited with flag; each version of need must be there.
+// audited with flag (an OpenCode export, NAME.export.json, with
+// --opencode-export); each version of need must be there.
 func runRealCaptures(t *testing.T, root, flag string, need []string) {
 	schema := reportSchema(t)
 	dirs, err := filepath.Glob(filepath.Join(root, "*", "want.json"))
@@ -93,7 +94,8 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 			t.Fatalf("%s: %v", w, err)
 		}
 		streams, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-		for _, s := range streams {
+		exports, _ := filepath.Glob(filepath.Join(dir, "*.export.json"))
+		for _, s := range append(streams, exports...) {
 			if _, ok := want[filepath.Base(s)]; !ok {
 				t.Errorf("%s/%s: a capture with no verdict in want.json", version, filepath.Base(s))
 			}
@@ -103,6 +105,10 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 				path := filepath.Join(dir, name)
 				if _, err := os.Stat(path); err != nil {
 					t.Fatalf("want.json names %s, which is not there", name)
+				}
+				flag := flag
+				if strings.HasSuffix(name, ".export.json") {
+					flag = "--opencode-export"
 				}
 				code, stdout, stderr := runCapture([]string{"eval", "protocol", flag, mustAbs(t, path), "--json"}, map[string]string{"CAIRN_EVAL": "1"})
 				var got realVerdict
@@ -157,4 +163,12 @@ func TestRealGeminiCaptures(t *testing.T) {
 // pi-mcp-adapter.
 func TestRealPiCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/pi/real", "--pi-jsonl", []string{"1.3.0", "1.6.0", "0.86.1"})
+}
+
+// TestRealOpenCodeCaptures is TestRealCodexCaptures for what real opencode
+// binaries printed (testdata/opencode/real/VERSION, made by
+// scripts/opencode-real/run.sh): each run's stdout (--opencode-jsonl) and
+// its session's export (--opencode-export).
+func TestRealOpenCodeCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/opencode/real", "--opencode-jsonl", []string{"1.3.2", "1.18.33"})
 }
