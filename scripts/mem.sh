@@ -22,6 +22,17 @@
 #   traj-top   a trajectory with 1,600,000 top-level members
 #   traj-event a trajectory whose one event's input has 1,000,000 members
 #   max        the realistic maximum export of scripts/gencodex (the control)
+#
+# and one object of about 16 MiB whose extra members have as many distinct
+# short names as fit (about 1,960,000: every name of 1 to 4 printable
+# characters, in counter order), the record otherwise valid:
+#
+#   codex-top2m     the top level of a codex mcp_tool_call record
+#   codex-args2m    that call's arguments
+#   claude-top2m    the top level of a Claude Code assistant record
+#   claude-msg2m    that record's message object
+#   traj-top2m      the top level of a trajectory
+#   traj-payload2m  a trajectory event's tool_invocation payload
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -62,6 +73,28 @@ codex1() {
       for (i = 0; i < n; i++) printf "%s%s", (i ? s : ""), u }'
     printf '%s%s\n%s\n' "$suffix" "$callEnd" "$tail"
   } > "$f"
+}
+
+# names BYTES SKIP...: ,"NAME":0 for distinct short names until BYTES
+# bytes are written. The names count up over the printable ASCII
+# characters but the quote and the backslash (93 of them: 1 to 4
+# characters make 75 million names), skipping the names SKIP (the
+# object's own members).
+names() {
+  local bytes=$1; shift
+  LC_ALL=C awk -v budget="$bytes" -v skip="$*" 'BEGIN {
+    for (c = 33; c < 127; c++) if (c != 34 && c != 92) a[k++] = sprintf("%c", c)
+    n = split(skip, s, " "); for (i = 1; i <= n; i++) skipped[s[i]] = 1
+    len = 1; d[0] = 0
+    for (total = 0; ; ) {
+      name = ""; for (i = len - 1; i >= 0; i--) name = name a[d[i]]
+      for (i = 0; i < len && ++d[i] == k; i++) d[i] = 0
+      if (i == len) { d[len++] = 0 }
+      if (name in skipped) continue
+      m = ",\"" name "\":0"
+      if (total + length(m) > budget) break
+      printf "%s", m; total += length(m)
+    } }'
 }
 
 gen() {
@@ -106,6 +139,57 @@ gen() {
     } > "$dir/traj-event.json"
   fi
   [ -s "$dir/max.jsonl" ] || go run ./scripts/gencodex > "$dir/max.jsonl"
+
+  # the 2M-name shapes: names fill what the rest of the file leaves
+  local item='"item":{"id":"item_0","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project","query":"q"},"result":null,"error":null,"status":"completed"}'
+  if [ ! -s "$dir/codex-top2m.jsonl" ]; then
+    {
+      printf '%s\n{"type":"item.completed",%s' "$head" "$item"
+      names "$budget" type item
+      printf '}\n%s\n' "$tail"
+    } > "$dir/codex-top2m.jsonl"
+  fi
+  if [ ! -s "$dir/codex-args2m.jsonl" ]; then
+    {
+      printf '%s\n%s{"scope":"project"' "$head" "$call"
+      names "$budget" scope
+      printf '}%s\n%s\n' "$callEnd" "$tail"
+    } > "$dir/codex-args2m.jsonl"
+  fi
+  # a Claude Code stream in the real CLI's shape (testdata/claude/real):
+  # init, one assistant record with a text block, the result
+  local cinit='{"type":"system","subtype":"init","cwd":"/p","session_id":"s","tools":["Bash"],"mcp_servers":[{"name":"cairn-memory","status":"connected"}],"model":"m","permissionMode":"default","uuid":"u0"}'
+  local cmsg='"message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Done."}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}'
+  local crest='"parent_tool_use_id":null,"session_id":"s","uuid":"u1"'
+  local cresult='{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"num_turns":1,"result":"Done.","session_id":"s","terminal_reason":"completed","uuid":"u2"}'
+  if [ ! -s "$dir/claude-top2m.jsonl" ]; then
+    {
+      printf '%s\n{"type":"assistant",%s},%s' "$cinit" "$cmsg" "$crest"
+      names "$budget" type message parent_tool_use_id session_id uuid
+      printf '}\n%s\n' "$cresult"
+    } > "$dir/claude-top2m.jsonl"
+  fi
+  if [ ! -s "$dir/claude-msg2m.jsonl" ]; then
+    {
+      printf '%s\n{"type":"assistant",%s' "$cinit" "$cmsg"
+      names "$budget" id type role model content stop_reason stop_sequence usage
+      printf '},%s}\n%s\n' "$crest" "$cresult"
+    } > "$dir/claude-msg2m.jsonl"
+  fi
+  if [ ! -s "$dir/traj-top2m.json" ]; then
+    {
+      printf '%s' "$thead"
+      names "$budget" schema_version session_id harness project_root started_at ended_at events capture
+      printf ',"events":[],%s\n' "$ttail"
+    } > "$dir/traj-top2m.json"
+  fi
+  if [ ! -s "$dir/traj-payload2m.json" ]; then
+    {
+      printf '%s,"events":[{"sequence":0,"kind":"tool_invocation","payload":{"call_id":"c0","tool_name":"memory_search","input":{"scope":"project"}' "$thead"
+      names "$budget" call_id tool_name input
+      printf '}}],%s\n' "$ttail"
+    } > "$dir/traj-payload2m.json"
+  fi
 }
 gen
 
@@ -125,11 +209,13 @@ rss() {
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-inputs=${MEM_ONLY:-"string escaped nested nestobj members inflight traj-top traj-event max"}
+inputs=${MEM_ONLY:-"string escaped nested nestobj members inflight traj-top traj-event max
+  codex-top2m codex-args2m claude-top2m claude-msg2m traj-top2m traj-payload2m"}
 printf '%-11s %9s  %-24s %9s %10s %6s %9s %10s\n' input bytes binary wall_s rss_KiB exit jq_s jq_rss_KiB
 for name in $inputs; do
   case $name in
     traj-*) in="$dir/$name.json" flag=--trajectory ;;
+    claude-*) in="$dir/$name.jsonl" flag=--claude-jsonl ;;
     *) in="$dir/$name.jsonl" flag=--codex-jsonl ;;
   esac
   : > "$tmp/j"; : > "$tmp/jr"
