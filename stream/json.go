@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -38,8 +39,9 @@ type Checker struct {
 	arena []byte   // unescaped member names (with escapes) of the open objects' first names
 	names [][]byte // the open objects' first smallObject names, unescaped: slices of b or arena
 	quote []int32  // where each of names starts in b (its opening quote), ^ that when it has an escape
-	sets  []nameSet
-	maps  []map[string]struct{} // in place of sets for an input too long for their offsets
+	large largeNames
+	table []uint64              // scratch: the names of one class of a large object (repeated)
+	maps  []map[string]struct{} // in place of large for an input too long for its offsets
 	key   []byte                // scratch: a large object's escaped name, unescaped
 	other []byte                // scratch: the name it is compared with
 	cause error
@@ -220,26 +222,23 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	}
 	first := len(c.names)
 	arenaMark := len(c.arena)
+	large := c.large.mark()
 	level := depth - 1
-	for len(c.sets) <= level {
-		c.sets = append(c.sets, nameSet{})
+	for len(c.maps) <= level {
 		c.maps = append(c.maps, nil)
 	}
 	end, code := c.members(i, depth, in, first, level)
+	// A large object's names are compared once it is read, or as far as it
+	// was read when a problem was found in it: a name repeated before that
+	// problem is the first one in reading order, as when every name is
+	// compared as it comes.
+	if code != audit.DuplicateKey && c.large.since(large) > 0 && c.repeated(large) {
+		end, code = c.fail(audit.DuplicateKey, nil)
+	}
+	c.large.truncate(large)
 	c.names = c.names[:first]
 	c.quote = c.quote[:first]
 	c.arena = c.arena[:arenaMark]
-	// Empty the level's set only if this object used it, and drop a large
-	// one: clearing costs its capacity, which must not be paid again by
-	// every later object at this depth.
-	if s := &c.sets[level]; s.n > 0 {
-		if len(s.slots) > 4*setStart {
-			*s = nameSet{}
-		} else {
-			clear(s.slots)
-			s.n = 0
-		}
-	}
 	if m := c.maps[level]; len(m) > 0 {
 		c.maps[level] = nil
 	}
@@ -251,7 +250,7 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Code) {
 	b := c.b
 	idSeen := 0
-	count := 0 // names read in this object
+	count := 0 // names read in this object, but the one it may hold twice
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, 0
@@ -267,7 +266,7 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		// Most names have no escape: those are compared as they are. The
 		// first smallObject names of an object are kept (an escaped one
 		// unescaped in the arena) and compared one by one; the others are
-		// only located, by their offsets in a nameSet.
+		// only noted by where they are (c.large).
 		name := b[i+1 : end-1]
 		if escaped {
 			var err error
@@ -283,23 +282,25 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 				return c.fail(audit.MalformedJSON, err)
 			}
 		}
-		if c.seen(first, level, count, name, i, escaped) {
-			if !(in == atChild && c.twice(name) && idSeen == 1) {
+		if in == atChild && c.twice(name) {
+			// The name the object may hold twice is counted, not kept.
+			if idSeen++; idSeen > 2 {
 				return c.fail(audit.DuplicateKey, nil)
 			}
-		}
-		if in == atChild && c.twice(name) {
-			idSeen++
-		}
-		if count < smallObject {
-			c.names = append(c.names, name)
-			q := int32(i)
-			if escaped {
-				q = ^q
+		} else {
+			if c.seen(first, level, count, name, i, escaped) {
+				return c.fail(audit.DuplicateKey, nil)
 			}
-			c.quote = append(c.quote, q)
+			if count < smallObject {
+				c.names = append(c.names, name)
+				q := int32(i)
+				if escaped {
+					q = ^q
+				}
+				c.quote = append(c.quote, q)
+			}
+			count++
 		}
-		count++
 		nameStart, nameEnd := i, end
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -361,9 +362,10 @@ func (c *Checker) twice(name []byte) bool {
 
 // seen reports whether name, the object's count+1st, at b[quote] (its
 // opening quote), is already among the names of the object whose first
-// names start at c.names[first], and records it. A small object's names are
-// compared one by one; from its smallObject+1st name on, an object's names
-// are in the level's nameSet.
+// names start at c.names[first]. A small object's names are compared one
+// by one as they come. From its smallObject+1st name on, an object's names
+// are noted in c.large and compared once it is read (see object): seen
+// reports false for them.
 func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped bool) bool {
 	if count < smallObject {
 		for _, n := range c.names[first:] {
@@ -373,24 +375,20 @@ func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped 
 		}
 		return false
 	}
-	if len(c.b) > maxSetInput {
+	if len(c.b) > maxLargeInput {
 		return c.seenInMap(first, level, count, name)
 	}
-	s := &c.sets[level]
 	if count == smallObject {
-		if s.slots == nil {
-			s.slots = make([]uint32, setStart)
-		}
-		for k, n := range c.names[first:] {
-			q := c.quote[first+k]
-			c.add(s, n, max(q, ^q), q < 0)
+		for _, q := range c.quote[first:] {
+			c.large.push(largeEntry(int(max(q, ^q)), q < 0))
 		}
 	}
-	return !c.add(s, name, int32(quote), escaped)
+	c.large.push(largeEntry(quote, escaped))
+	return false
 }
 
-// seenInMap is seen for an input longer than a nameSet's offsets reach:
-// the names go to a map.
+// seenInMap is seen for an input longer than c.large's offsets reach: the
+// names go to a map.
 func (c *Checker) seenInMap(first, level, count int, name []byte) bool {
 	m := c.maps[level]
 	if count == smallObject {
@@ -407,83 +405,212 @@ func (c *Checker) seenInMap(first, level, count int, name []byte) bool {
 	return false
 }
 
-// A nameSet holds the names of a large object by where they are in the
-// checked input, so that a million members cost four bytes each (about
-// eight with the free slots) and no allocation per name: a slot is 0 when
-// free, else the offset of the name's opening quote (24 bits, enough for
-// maxSetInput), whether the name has an escape, and 7 bits of the name's
-// hash, which spare nearly every comparison of two different names. The
-// hash is seeded per process: an input cannot choose names that collide.
-// A name is compared exactly (unescaped) before it counts as seen.
-type nameSet struct {
-	slots []uint32 // a power of two of them, at most 3/4 used
-	n     int
+// largeNames holds the names of the open objects past their first
+// smallObject, innermost last, by where they are in the checked input:
+// four bytes a name, in chunks, so that two million names cost 8 MB and
+// growing never copies them (SPEC §1). An entry is the offset of the
+// name's opening quote (24 bits, enough for maxLargeInput), 0x80 when the
+// name has an escape, and the name's class in the low 7 bits (see
+// repeated).
+type largeNames struct {
+	chunks [][]uint32 // in use: every one but the last is full
+	spare  [][]uint32 // emptied, to be used again
 }
 
+// largeMark is where an object's names start in a largeNames.
+type largeMark struct{ chunk, n int }
+
 const (
-	setStart    = 64        // a nameSet's first size, in slots
-	maxSetInput = 1<<24 - 1 // the longest input whose offsets a slot holds
+	firstChunk    = 256      // entries of a largeNames' first chunk; each next one is twice the last
+	maxChunk      = 64 << 10 // entries of the largest chunk
+	keptChunks    = 16 << 10 // entries of spare chunks kept between records
+	maxLargeInput = 1<<24 - 1
 )
 
 // A record or a trajectory value is at most MaxBytes long: its offsets
-// must fit a slot.
-var _ [maxSetInput - (MaxBytes - 1)]struct{}
+// must fit an entry.
+var _ [maxLargeInput - (MaxBytes - 1)]struct{}
+
+func largeEntry(quote int, escaped bool) uint32 {
+	e := uint32(quote) << 8
+	if escaped {
+		e |= 0x80
+	}
+	return e
+}
+
+func (l *largeNames) push(e uint32) {
+	n := len(l.chunks)
+	if n == 0 || len(l.chunks[n-1]) == cap(l.chunks[n-1]) {
+		var next []uint32
+		if k := len(l.spare); k > 0 {
+			next, l.spare = l.spare[k-1], l.spare[:k-1]
+		} else {
+			size := firstChunk
+			if n > 0 {
+				size = min(2*cap(l.chunks[n-1]), maxChunk)
+			}
+			next = make([]uint32, 0, size)
+		}
+		l.chunks = append(l.chunks, next)
+		n++
+	}
+	l.chunks[n-1] = append(l.chunks[n-1], e)
+}
+
+// mark is where the names of an object opened now start.
+func (l *largeNames) mark() largeMark {
+	n := len(l.chunks)
+	if n == 0 {
+		return largeMark{}
+	}
+	return largeMark{n - 1, len(l.chunks[n-1])}
+}
+
+// segments are the entries since m, in order: each of the chunks from
+// m.chunk on, the first one from m.n.
+func (l *largeNames) segments(m largeMark) [][]uint32 {
+	if m.chunk >= len(l.chunks) {
+		return nil
+	}
+	return l.chunks[m.chunk:]
+}
+
+// since is how many entries there are since m.
+func (l *largeNames) since(m largeMark) int {
+	n := -m.n
+	for _, chunk := range l.segments(m) {
+		n += len(chunk)
+	}
+	return max(n, 0)
+}
+
+// truncate drops the entries since m. Once none are left, spare chunks
+// beyond keptChunks entries go, so that one huge object does not keep its
+// memory for the rest of the input.
+func (l *largeNames) truncate(m largeMark) {
+	for len(l.chunks) > m.chunk+1 {
+		last := len(l.chunks) - 1
+		l.spare = append(l.spare, l.chunks[last][:0])
+		l.chunks[last] = nil
+		l.chunks = l.chunks[:last]
+	}
+	if len(l.chunks) > m.chunk {
+		l.chunks[m.chunk] = l.chunks[m.chunk][:m.n]
+	}
+	if m == (largeMark{}) {
+		kept := 0
+		for _, chunk := range l.chunks {
+			kept += cap(chunk)
+		}
+		for k, chunk := range l.spare {
+			if kept += cap(chunk); kept > keptChunks {
+				clear(l.spare[k:])
+				l.spare = l.spare[:k]
+				break
+			}
+		}
+	}
+}
+
+// Classes and the table of repeated.
+const (
+	maxClasses = 128      // the 7 bits of an entry
+	classSize  = 32 << 10 // names in a class, about, past which there are more classes
+	maxTable   = 4 << 10  // slots of the table kept between objects
+)
+
+// repeated reports whether a name comes twice among those noted in c.large
+// since m. The names are put in a table of their hashes (seeded per
+// process, as nameSeed) a class at a time: a large object's names are
+// split into as many classes, by their hashes, as keep a class near
+// classSize names, so that the table stays small (1 MiB) whatever the
+// size of the object, and the names themselves are only in the input.
+func (c *Checker) repeated(m largeMark) bool {
+	n := c.large.since(m)
+	classes := 1
+	for classes < maxClasses && n > classes*classSize {
+		classes *= 2
+	}
+	var counts [maxClasses]int
+	counts[0] = n
+	if classes > 1 {
+		counts[0] = 0
+		for k, chunk := range c.large.segments(m) {
+			if k == 0 {
+				chunk = chunk[m.n:]
+			}
+			for j, e := range chunk {
+				class := int(maphash.Bytes(nameSeed, c.nameAt(e, &c.key))) & (classes - 1)
+				chunk[j] = e | uint32(class)
+				counts[class]++
+			}
+		}
+	}
+	size := 64
+	for size < 2*slices.Max(counts[:classes]) {
+		size *= 2
+	}
+	if cap(c.table) < size {
+		c.table = make([]uint64, size)
+	}
+	found := c.repeatedIn(m, classes, counts[:classes], c.table[:size])
+	if cap(c.table) > maxTable {
+		c.table = nil
+	}
+	return found
+}
+
+// repeatedIn is repeated for the names since m in classes classes of
+// counts[class] names each, with table as the table.
+func (c *Checker) repeatedIn(m largeMark, classes int, counts []int, table []uint64) bool {
+	mask := len(table) - 1
+	for class := range classes {
+		if counts[class] < 2 {
+			continue
+		}
+		clear(table)
+		for k, chunk := range c.large.segments(m) {
+			if k == 0 {
+				chunk = chunk[m.n:]
+			}
+			for _, e := range chunk {
+				if int(e&0x7f) != class {
+					continue
+				}
+				// A slot is the name's hash in the high half (its low bits
+				// say where the slot is) and its entry, never 0, in the low.
+				name := c.nameAt(e, &c.key)
+				h := maphash.Bytes(nameSeed, name)
+				slot := h&^0xffffffff | uint64(e)
+				for p := int(h>>7) & mask; ; p = (p + 1) & mask {
+					s := table[p]
+					if s == 0 {
+						table[p] = slot
+						break
+					}
+					if s>>32 == slot>>32 && bytes.Equal(c.nameAt(uint32(s), &c.other), name) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
 
 var nameSeed = maphash.MakeSeed()
 
-// add puts the name at c.b[quote] (name is its text, unescaped) in s,
-// unless s already holds it: false then.
-func (c *Checker) add(s *nameSet, name []byte, quote int32, escaped bool) bool {
-	if 4*(s.n+1) > 3*len(s.slots) {
-		c.grow(s)
-	}
-	h := maphash.Bytes(nameSeed, name)
-	entry := uint32(quote)<<8 | uint32(h&0x7f)
-	if escaped {
-		entry |= 0x80
-	}
-	mask := len(s.slots) - 1
-	for k := int(h>>32) & mask; ; k = (k + 1) & mask {
-		e := s.slots[k]
-		if e == 0 {
-			s.slots[k] = entry
-			s.n++
-			return true
-		}
-		if e&0x7f == entry&0x7f && bytes.Equal(c.nameAt(e), name) {
-			return false
-		}
-	}
-}
-
-// grow doubles s, placing its names again from their hashes.
-func (c *Checker) grow(s *nameSet) {
-	old := s.slots
-	s.slots = make([]uint32, 2*len(old))
-	mask := len(s.slots) - 1
-	for _, e := range old {
-		if e == 0 {
-			continue
-		}
-		h := maphash.Bytes(nameSeed, c.nameAt(e))
-		k := int(h>>32) & mask
-		for s.slots[k] != 0 {
-			k = (k + 1) & mask
-		}
-		s.slots[k] = e
-	}
-}
-
-// nameAt is the unescaped text of the name a slot entry locates: a slice of
-// c.b, or of c.other when it has an escape.
-func (c *Checker) nameAt(e uint32) []byte {
+// nameAt is the unescaped text of the name an entry locates: a slice of
+// c.b, or of *scratch when it has an escape.
+func (c *Checker) nameAt(e uint32, scratch *[]byte) []byte {
 	q := int(e >> 8)
 	if e&0x80 == 0 {
 		return c.b[q+1 : q+1+bytes.IndexByte(c.b[q+1:], '"')]
 	}
 	end, _, _ := scanString(c.b, q)
-	c.other, _ = appendUnquoted(c.other[:0], c.b[q:end])
-	return c.other
+	*scratch, _ = appendUnquoted((*scratch)[:0], c.b[q:end])
+	return *scratch
 }
 
 const (

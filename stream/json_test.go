@@ -387,11 +387,11 @@ func TestPlainRun(t *testing.T) {
 }
 
 // TestCheckerLargeObjects checks the duplicate test of objects past
-// smallObject names, whose names are kept as offsets in a nameSet: names
-// with escapes (one of them a quote, one a backslash) on either side of a
-// comparison, duplicates of names met before and after the switch, and
-// past the set's growth, in nested large objects, and with the checker
-// reused.
+// smallObject names, whose names are noted as offsets and compared once
+// the object is read: names with escapes (one of them a quote, one a
+// backslash) on either side of a comparison, duplicates of names met
+// before and after the switch, across chunks and in several classes, in
+// nested large objects, and with the checker reused.
 func TestCheckerLargeObjects(t *testing.T) {
 	// the same names written two ways; a quote and a backslash have no
 	// way without an escape
@@ -417,7 +417,7 @@ func TestCheckerLargeObjects(t *testing.T) {
 		}
 	}
 	var c Checker
-	for _, n := range []int{smallObject + 1, 3 * setStart / 4, 3*setStart/4 + 1, 200, 5000} {
+	for _, n := range []int{smallObject + 1, firstChunk - smallObject, firstChunk + 1, 200, 5000, 2*classSize + 1} {
 		for _, esc := range []bool{false, true} {
 			body := members(n, named(esc))
 			check := func(name, in string, want audit.Code) {
@@ -447,12 +447,12 @@ func TestCheckerLargeObjects(t *testing.T) {
 }
 
 // TestCheckerLargeInputMap checks the map the checker falls back to for an
-// input longer than a nameSet's offsets reach.
+// input longer than the offsets of its large objects' names reach.
 func TestCheckerLargeInputMap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 16 MiB inputs")
 	}
-	pad := `"pad":"` + strings.Repeat("x", maxSetInput) + `"`
+	pad := `"pad":"` + strings.Repeat("x", maxLargeInput) + `"`
 	var c Checker
 	for _, tc := range []struct {
 		name, in string
