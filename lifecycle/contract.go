@@ -212,7 +212,18 @@ func statusOf(s []byte) Status {
 // item's members and an MCP result's. An item may name id twice: the
 // web_search quirk of SPEC §4.1, which DecodeChecked allows for that type
 // only.
-var Locate = stream.Locate{Child: "item", Grandchild: "result", TwiceInChild: "id"}
+var Locate = stream.Locate{Child: "item", Grandchild: "result", TwiceInChild: "id", Reads: reads}
+
+// reads reports whether the decoder reads a member of this name in a
+// record, an item or a result: any name of the contract. Of the others it
+// only notes that there is one (an unknown field at that object's place).
+func reads(name []byte) bool {
+	switch string(name) {
+	case "type", "item", "id":
+		return true
+	}
+	return nameOf(name) != noName
+}
 
 // The closed objects inside records and items, and the enums of members
 // that are not statuses.

@@ -633,8 +633,23 @@ func (c *Claude) End() error {
 }
 
 // NewClaudeChecker returns the JSON checker a Claude Code stream's records
-// must pass: no repeated member name anywhere.
-func NewClaudeChecker() *stream.Checker { return &stream.Checker{} }
+// must pass: no repeated member name anywhere. It locates the record's
+// members that the front end reads (claudeReads).
+func NewClaudeChecker() *stream.Checker {
+	return &stream.Checker{Locate: stream.Locate{Reads: claudeReads}}
+}
+
+// claudeReads reports whether the front end reads a record member of this
+// name: every other one is ignored, so that a record of two million
+// members is not located member by member (SPEC §1).
+func claudeReads(name []byte) bool {
+	switch string(name) {
+	case "type", "subtype", "supersedes", "mcp_servers", "message", "parent_tool_use_id",
+		"aborted", "is_api_error_message", "tool_use_result", "is_error", "terminal_reason":
+		return true
+	}
+	return false
+}
 
 // ReadClaude runs a Claude Code stream-json stream (SPEC §9) through the
 // engine.

@@ -208,6 +208,7 @@ func FuzzChecker(f *testing.F) {
 		strings.Repeat(`[`, 127) + strings.Repeat(`]`, 127),
 		`{"a":` + strings.Repeat(`[`, 128) + strings.Repeat(`]`, 128) + `}`,
 		`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"k3":18}`,
+		`{"item":{"id":"a","k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"ab":0,"k18":18,"result":{}}}`,
 		"{\"a\":\"\xff\"}", "{\"a\":\"\x7f\"}", "{\"a\":\"\t\"}", `{"a":1e99999999999,"b":1e-99999999999}`,
 		`{"a":1e107374182399}`, `{"a":-12.5e-107374182399}`,
 	} {
@@ -268,8 +269,25 @@ func FuzzChecker(f *testing.F) {
 		if got := fzFields(in, c.Child); !fzSameFields(got, item) {
 			t.Fatalf("recorded item members %q, want %q", got, item)
 		}
-		if got, want := fzFields(in, c.Grandchild), fzMembersOf(item, "result"); !fzSameFields(got, want) {
-			t.Fatalf("recorded result members %q, want %q", got, want)
+		result := fzMembersOf(item, "result")
+		if got := fzFields(in, c.Grandchild); !fzSameFields(got, result) {
+			t.Fatalf("recorded result members %q, want %q", got, result)
+		}
+		// With Locate.Reads, the same but that past an object's first
+		// LocateAll members, only the names Reads accepts are located, and
+		// the first it refuses.
+		reads := stream.Checker{Locate: stream.Locate{Child: "item", Grandchild: "result", Reads: fzReads}}
+		if got := reads.Check(in); got != 0 {
+			t.Fatalf("with Reads: got %v, want acceptance", got)
+		}
+		for _, o := range []struct {
+			name  string
+			spans []stream.Span
+			all   []stream.Field
+		}{{"record", reads.Root, root}, {"item", reads.Child, item}, {"result", reads.Grandchild, result}} {
+			if got, want := fzFields(in, o.spans), fzRead(o.all); !fzSameFields(got, want) {
+				t.Fatalf("with Reads, located %s members %q, want %q", o.name, got, want)
+			}
 		}
 		canon := stream.AppendCanonical(nil, in)
 		if got := c.Check(canon); got != 0 {
@@ -296,6 +314,28 @@ func fzMembersOf(fs []stream.Field, name string) []stream.Field {
 		}
 	}
 	return members
+}
+
+// fzReads is the Locate.Reads of the fuzz test: names of even length.
+func fzReads(name []byte) bool { return len(name)%2 == 0 }
+
+// fzRead is what a Checker with Reads fzReads locates of an object whose
+// members are fs: the first LocateAll, then those fzReads accepts and
+// the first it refuses.
+func fzRead(fs []stream.Field) []stream.Field {
+	var out []stream.Field
+	refused := false
+	for k, f := range fs {
+		switch {
+		case k < stream.LocateAll || fzReads(f.Name):
+		case !refused:
+			refused = true
+		default:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // fzFields is the members spans locate in the record b.

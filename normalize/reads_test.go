@@ -1,0 +1,115 @@
+package normalize_test
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/cairn-audit/cairn/lifecycle"
+	"github.com/cairn-audit/cairn/normalize"
+	"github.com/cairn-audit/cairn/stream"
+)
+
+// padded writes each record of in with n unknown members at the start and
+// n at the end of the record and of the objects that inner returns (the
+// values of members located by the checker c, which has checked the
+// record). A line the checker refuses, and an empty object, stay as they
+// are.
+func padded(in []byte, n int, c *stream.Checker, inner func(line []byte, c *stream.Checker) [][2]int) []byte {
+	var out []byte
+	for line := range bytes.Lines(in) {
+		body := bytes.TrimRight(line, "\r\n")
+		if c.Check(body) != 0 {
+			out = append(out, line...)
+			continue
+		}
+		// Each object as the offsets of its braces.
+		objects := [][2]int{{bytes.IndexByte(body, '{'), bytes.LastIndexByte(body, '}')}}
+		objects = append(objects, inner(body, c)...)
+		edits := map[int][]byte{}
+		for k, o := range objects {
+			if len(bytes.TrimSpace(body[o[0]+1:o[1]])) == 0 {
+				continue
+			}
+			for m := range n {
+				edits[o[0]+1] = fmt.Appendf(edits[o[0]+1], `"pad%d_a%d":0,`, k, m)
+				edits[o[1]] = fmt.Appendf(edits[o[1]], `,"pad%d_z%d":0`, k, m)
+			}
+		}
+		prev := 0
+		for _, at := range slices.Sorted(maps.Keys(edits)) {
+			out = append(append(out, body[prev:at]...), edits[at]...)
+			prev = at
+		}
+		out = append(append(out, body[prev:]...), line[len(body):]...)
+	}
+	return out
+}
+
+// codexObjects are a checked codex record's item and the item's result,
+// where they are objects.
+func codexObjects(line []byte, c *stream.Checker) [][2]int {
+	var objects [][2]int
+	for _, spans := range []struct {
+		in   []stream.Span
+		name string
+	}{{c.Root, "item"}, {c.Child, "result"}} {
+		for _, sp := range spans.in {
+			if name, value := sp.In(line); string(name) == spans.name && stream.TypeOf(value) == stream.Object {
+				objects = append(objects, [2]int{int(sp.ValueStart), int(sp.ValueEnd) - 1})
+			}
+		}
+	}
+	return objects
+}
+
+// TestReadsCoversWhatIsRead checks each JSONL front end's Locate.Reads
+// against every real capture and fixture: with 20 unknown members before
+// and after the members of every object it reads, which puts those past
+// the first stream.LocateAll of their object, where only the names Reads
+// accepts are located, a front end concludes what it concludes with the
+// fewest unknown members there (one for codex, whose reports name them;
+// none for Claude Code, which ignores them).
+func TestReadsCoversWhatIsRead(t *testing.T) {
+	codex, _ := filepath.Glob("../testdata/codex/*.jsonl")
+	real, _ := filepath.Glob("../testdata/codex/real/*/*.jsonl")
+	codex = append(codex, real...)
+	claude, _ := filepath.Glob("../testdata/claude/real/*/*.jsonl")
+	if len(codex) < 10 || len(claude) < 10 {
+		t.Fatalf("%d codex and %d Claude Code captures, want the real ones", len(codex), len(claude))
+	}
+	codexLocate := lifecycle.Locate
+	codexLocate.Reads = nil
+	for _, tc := range []struct {
+		name    string
+		files   []string
+		checker stream.Checker // locates every member of the objects to pad
+		inner   func(line []byte, c *stream.Checker) [][2]int
+		read    func(r *bytes.Reader) normalize.Input
+		fewest  int
+	}{
+		{"codex", codex, stream.Checker{Locate: codexLocate}, codexObjects,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadCodex(r, false) }, 1},
+		{"claude", claude, stream.Checker{}, func([]byte, *stream.Checker) [][2]int { return nil },
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadClaude(r, false) }, 0},
+	} {
+		outcome := func(b []byte) string {
+			in := tc.read(bytes.NewReader(b))
+			return claudeOutcomeOf(in.Engine, in.Err)
+		}
+		for _, path := range tc.files {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := outcome(padded(b, tc.fewest, &tc.checker, tc.inner))
+			if got := outcome(padded(b, 20, &tc.checker, tc.inner)); got != want {
+				t.Errorf("%s: %s with 20 unknown members around those read:\n%s\nwant (%d around):\n%s", tc.name, path, got, tc.fewest, want)
+			}
+		}
+	}
+}
