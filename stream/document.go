@@ -429,77 +429,96 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 
 // topNames is the set of a document's top-level member names, exact and
 // compact: a million members cost their unescaped text and a few bytes
-// each, not a string and a map entry each (SPEC §1): the slots are used up
-// to 7/8, so that 1.6M names fit 2^21 of them (8 MiB); the 8 hash bits
-// keep the longer probes cheap. The names are kept in
-// an arena, each after its length (uvarint); a slot is 0 when free, else
-// the name's offset in the arena (24 bits: see maxArena) and 8 bits of its
-// hash, which spare nearly every comparison of two different names. The
-// hash is seeded per process (nameSeed): an input cannot choose names that
-// collide.
+// each, not a string and a map entry each (SPEC §1). Each name must be
+// refused or kept as it comes, so unlike a record's names (Checker.repeated)
+// they are in hash tables from the start; and since the document is not in
+// memory, their text is kept too. The names are split by their hash into
+// topParts parts, each its own table and arena, so that growing one moves a
+// 64th of the names: two million of them grow to 16 MiB of slots and 10 MB
+// of text, never to that plus the copies of a table and an arena that one
+// table would need. The hash is seeded per process (nameSeed): an input
+// cannot choose names that collide.
 type topNames struct {
+	parts [topParts]namePart
+}
+
+// topParts is how many parts a topNames has: the top 6 bits of a hash.
+const topParts = 64
+
+// add puts name in the set, unless it holds it already: false then.
+func (s *topNames) add(name []byte) bool {
+	h := maphash.Bytes(nameSeed, name)
+	return s.parts[h>>58].add(name, h)
+}
+
+// A namePart is a hash table of names: the names are kept in an arena,
+// each after its length (uvarint); a slot is 0 when free, else the name's
+// offset in the arena (24 bits: see maxArena) and 8 bits of its hash,
+// which spare nearly every comparison of two different names. The slots
+// are used up to 7/8, and the 8 hash bits keep the longer probes cheap.
+type namePart struct {
 	arena []byte
 	slots []uint32 // a power of two of them, at most 7/8 used
 	n     int
 }
 
-// maxArena bounds the arena: a name costs its length and at most four
-// bytes of it there, and at least its length, two quotes, a colon and one
-// byte of value in the input, which is at most MaxBytes.
+// maxArena bounds an arena: a name costs its length and at most four bytes
+// of it there, and at least its length, two quotes, a colon and one byte
+// of value in the input, which is at most MaxBytes.
 const maxArena = 1 << 24
 
 var _ [maxArena - MaxBytes]struct{}
 
-// add puts name in the set, unless it holds it already: false then.
-func (s *topNames) add(name []byte) bool {
-	if 8*(s.n+1) > 7*len(s.slots) {
-		s.grow()
+// add puts name, whose hash is h, in p, unless p holds it already: false
+// then. The slot is found from bits 32 to 57 of h: the top ones chose the
+// part.
+func (p *namePart) add(name []byte, h uint64) bool {
+	if 8*(p.n+1) > 7*len(p.slots) {
+		p.grow()
 	}
-	h := maphash.Bytes(nameSeed, name)
-	mask := len(s.slots) - 1
+	mask := len(p.slots) - 1
 	k := int(h>>32) & mask
-	for ; s.slots[k] != 0; k = (k + 1) & mask {
-		if e := s.slots[k]; byte(e) == byte(h) && bytes.Equal(s.at(e), name) {
+	for ; p.slots[k] != 0; k = (k + 1) & mask {
+		if e := p.slots[k]; byte(e) == byte(h) && bytes.Equal(p.at(e), name) {
 			return false
 		}
 	}
-	if len(s.arena) == 0 {
-		s.arena = append(s.arena, 0) // offset 0 is no name's: 0 is a free slot
+	if len(p.arena) == 0 {
+		p.arena = append(p.arena, 0) // offset 0 is no name's: 0 is a free slot
 	}
-	off := len(s.arena)
+	off := len(p.arena)
 	if off+binary.MaxVarintLen32+len(name) > maxArena {
 		// Past what the input's limit allows (see maxArena): a name is
 		// never kept where its slot cannot locate it.
 		panic("stream: top-level names past the arena's bound")
 	}
-	var n [binary.MaxVarintLen32]byte
-	s.arena = appendLong(s.arena, binary.AppendUvarint(n[:0], uint64(len(name))), 4096)
-	s.arena = appendLong(s.arena, name, 4096)
-	s.slots[k] = uint32(off)<<8 | uint32(byte(h))
-	s.n++
+	p.arena = binary.AppendUvarint(p.arena, uint64(len(name)))
+	p.arena = append(p.arena, name...)
+	p.slots[k] = uint32(off)<<8 | uint32(byte(h))
+	p.n++
 	return true
 }
 
 // at is the name a slot entry locates.
-func (s *topNames) at(e uint32) []byte {
+func (p *namePart) at(e uint32) []byte {
 	off := int(e >> 8)
-	n, w := binary.Uvarint(s.arena[off:])
-	return s.arena[off+w : off+w+int(n)]
+	n, w := binary.Uvarint(p.arena[off:])
+	return p.arena[off+w : off+w+int(n)]
 }
 
 // grow doubles the slots, placing the names again from their hashes.
-func (s *topNames) grow() {
-	old := s.slots
-	s.slots = make([]uint32, max(2*len(old), 64))
-	mask := len(s.slots) - 1
+func (p *namePart) grow() {
+	old := p.slots
+	p.slots = make([]uint32, max(2*len(old), 16))
+	mask := len(p.slots) - 1
 	for _, e := range old {
 		if e == 0 {
 			continue
 		}
-		k := int(maphash.Bytes(nameSeed, s.at(e))>>32) & mask
-		for s.slots[k] != 0 {
+		k := int(maphash.Bytes(nameSeed, p.at(e))>>32) & mask
+		for p.slots[k] != 0 {
 			k = (k + 1) & mask
 		}
-		s.slots[k] = e
+		p.slots[k] = e
 	}
 }
