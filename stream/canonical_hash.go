@@ -116,6 +116,34 @@ func (c *canonWriter) compareNames(a, b []byte) int {
 	return compareQuoted(c.a, c.b)
 }
 
+// compareAt is compareNames for the names whose quotes are at b[x] and
+// b[y]: it reads them only as far as they agree, and finds their ends
+// only when an escape comes first. An object's names are sorted with it:
+// two million of them take some 40 million comparisons, which each
+// finding two names' ends and escapes first made 5 times as slow.
+func (c *canonWriter) compareAt(b []byte, x, y int) int {
+	for i, j := x+1, y+1; i < len(b) && j < len(b); i, j = i+1, j+1 {
+		p, q := b[i], b[j]
+		switch {
+		case p == '\\' || q == '\\':
+			// What the escape stands for decides from here.
+			return c.compareNames(b[x:skipString(b, x)], b[y:skipString(b, y)])
+		case p == q && p != '"':
+			continue
+		case p == q:
+			return 0 // both end here
+		case p == '"':
+			return -1 // a prefix of the other
+		case q == '"':
+			return 1
+		case p < q:
+			return -1
+		}
+		return 1
+	}
+	return c.compareNames(b[x:skipString(b, x)], b[y:skipString(b, y)])
+}
+
 // scan is the first pass over the checked value at b[i]: it notes the
 // objects whose names are out of order, and returns the index past it.
 func (c *canonWriter) scan(b []byte, i int) int {
@@ -265,9 +293,7 @@ func (c *canonWriter) sortedObject(b []byte, i, members int) int {
 		i++
 	}
 	ms := c.offs[first:]
-	slices.SortFunc(ms, func(x, y int32) int {
-		return c.compareNames(b[x:skipString(b, int(x))], b[y:skipString(b, int(y))])
-	})
+	slices.SortFunc(ms, func(x, y int32) int { return c.compareAt(b, int(x), int(y)) })
 	c.byte1('{')
 	for k := first; k < len(c.offs); k++ {
 		if k > first {

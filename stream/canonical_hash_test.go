@@ -38,6 +38,9 @@ func TestWriteCanonicalSame(t *testing.T) {
 		`{"é":1,"\u00e8":2,"e":3}`,
 		`{"a\\":1,"a":2,"a\"":3}`,
 		`{"scope":"project","query":"x"}`,
+		// names that agree for a while, one a prefix of another, an escape
+		// after the common part, escapes that sort other than they read
+		`{"abc":1,"ab":2,"":3,"a\u0062d":4,"a\"":5,"aB":6,"ab\\":7,"\u0041":8,"@":9,"a!":10,"a\u0020":11}`,
 		`"plain"`, `1.50e3`, `[1e0,{"z":[],"y":{}}]`,
 	} {
 		canonSame(t, []byte(v))
