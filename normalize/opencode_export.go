@@ -70,8 +70,8 @@ func (x *OpenCodeExport) add(ev audit.Event) error {
 }
 
 // Member takes a top-level member other than messages.
-func (x *OpenCodeExport) Member(name string, v []byte) error {
-	if name != oxInfo {
+func (x *OpenCodeExport) Member(name, v []byte) error {
+	if string(name) != oxInfo {
 		return nil // the session document is open (SPEC §13 closes the states)
 	}
 	if stream.TypeOf(v) != stream.Object {

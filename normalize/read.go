@@ -155,7 +155,7 @@ func ReadCodex(r io.Reader, capture bool) Input {
 // stream.Document: it takes each top-level member, each element of the
 // document's array, then the end of the document.
 type documentFeed interface {
-	Member(name string, v []byte) error
+	Member(name, v []byte) error
 	Event(v []byte, i int) error
 	// End takes the end of the document (hasArray: its array was read)
 	// and returns the engine whose checks the report uses.

@@ -130,8 +130,19 @@ func (t *Trajectory) add(ev audit.Event) audit.Code {
 	return t.each(func(_ string, e *audit.Engine) audit.Code { return e.Add(ev) })
 }
 
-// Member takes a top-level member other than the events array.
-func (t *Trajectory) Member(name string, v []byte) error {
+// topMembers are the document's members (SPEC §5).
+var topMembers = []string{"schema_version", "session_id", "harness", "project_root", "started_at", "ended_at", "events", "capture"}
+
+// Member takes a top-level member other than the events array. Its name
+// is only read: an unknown one is not kept, not even as a string.
+func (t *Trajectory) Member(raw, v []byte) error {
+	name := "" // the member of the contract raw names, if any
+	for _, m := range topMembers {
+		if string(raw) == m {
+			name = m
+			break
+		}
+	}
 	var ok bool
 	switch name {
 	case "schema_version":

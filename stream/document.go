@@ -33,7 +33,7 @@ const (
 // Part is one piece of a trajectory document, valid until the next call.
 type Part struct {
 	Kind  PartKind
-	Name  string // Member: the member's unescaped name
+	Name  []byte // Member: the member's unescaped name
 	Value []byte // Member, Event: the value's bytes, checked
 	Index int    // Event: the 0-based index in `events`
 }
@@ -174,7 +174,7 @@ func (d *Document) next() (Part, error) {
 			if ch, code = d.token(); code != 0 {
 				return d.fail(code, -1)
 			}
-			if name == d.array && ch == '[' {
+			if string(name) == d.array && ch == '[' {
 				if code := d.consume(1); code != 0 {
 					return d.fail(code, -1)
 				}
@@ -314,21 +314,22 @@ func (d *Document) token() (byte, audit.Code) {
 	}
 }
 
-// name reads a top-level member name and refuses a repeated one.
-func (d *Document) name() (string, audit.Code) {
+// name reads a top-level member name and refuses a repeated one. The
+// name is valid until the next call.
+func (d *Document) name() ([]byte, audit.Code) {
 	v, code := d.value(1)
 	if code != 0 {
-		return "", code
+		return nil, code
 	}
 	var err error
 	d.scratch, err = appendUnquoted(d.scratch[:0], v)
 	if err != nil {
-		return "", audit.MalformedJSON
+		return nil, audit.MalformedJSON
 	}
 	if !d.names.add(d.scratch) {
-		return "", audit.DuplicateKey
+		return nil, audit.DuplicateKey
 	}
-	return string(d.scratch), 0
+	return d.scratch, 0
 }
 
 // value reads the extent of the next JSON value, nested in base containers,
@@ -492,8 +493,11 @@ func (p *namePart) add(name []byte, h uint64) bool {
 		// never kept where its slot cannot locate it.
 		panic("stream: top-level names past the arena's bound")
 	}
-	p.arena = binary.AppendUvarint(p.arena, uint64(len(name)))
-	p.arena = append(p.arena, name...)
+	// The arena doubles (append's quarters would allocate it five times
+	// over while it grows).
+	var n [binary.MaxVarintLen32]byte
+	p.arena = appendLong(p.arena, binary.AppendUvarint(n[:0], uint64(len(name))), 256)
+	p.arena = appendLong(p.arena, name, 256)
 	p.slots[k] = uint32(off)<<8 | uint32(byte(h))
 	p.n++
 	return true
