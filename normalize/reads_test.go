@@ -6,12 +6,15 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
+	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/normalize"
 	"github.com/cairn-audit/cairn/stream"
+	"github.com/cairn-audit/cairn/stream/streamtest"
 )
 
 // padded writes each record of in with n unknown members at the start and
@@ -70,10 +73,10 @@ func codexObjects(line []byte, c *stream.Checker) [][2]int {
 // TestReadsCoversWhatIsRead checks each JSONL front end's Locate.Reads
 // against every real capture and fixture: with 20 unknown members before
 // and after the members of every object it reads, which puts those past
-// the first stream.LocateAll of their object, where only the names Reads
-// accepts are located, a front end concludes what it concludes with the
-// fewest unknown members there (one for codex, whose reports name them;
-// none for Claude Code, which ignores them).
+// the first 16 of their object, where only the names Reads accepts are
+// located, a front end concludes what it concludes with the fewest
+// unknown members there (one for codex, whose reports name them; none for
+// Claude Code, which ignores them).
 func TestReadsCoversWhatIsRead(t *testing.T) {
 	codex, _ := filepath.Glob("../testdata/codex/*.jsonl")
 	real, _ := filepath.Glob("../testdata/codex/real/*/*.jsonl")
@@ -109,6 +112,45 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 			want := outcome(padded(b, tc.fewest, &tc.checker, tc.inner))
 			if got := outcome(padded(b, 20, &tc.checker, tc.inner)); got != want {
 				t.Errorf("%s: %s with 20 unknown members around those read:\n%s\nwant (%d around):\n%s", tc.name, path, got, tc.fewest, want)
+			}
+		}
+	}
+}
+
+// TestClaudeHostileNames: an assistant record of about two million
+// distinct short top-level members (SPEC §1) is located in a few spans,
+// not one a member, and read by the Claude Code front end without
+// allocating per member. Bytes, not times.
+func TestClaudeHostileNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 16 MiB record")
+	}
+	const init = `{"type":"system","subtype":"init","session_id":"s","mcp_servers":[{"name":"cairn-memory","status":"connected"}]}`
+	names, n := streamtest.Names(nil, stream.MaxBytes-1024, "type", "uuid")
+	rec := slices.Concat([]byte(`{"type":"assistant","message":{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"Done."}]},"parent_tool_use_id":null,"uuid":"u"`), names, []byte(`}`))
+	engine := audit.NewEngine(false)
+	claude := normalize.NewClaude(engine)
+	c := normalize.NewClaudeChecker()
+	for i, line := range [][]byte{[]byte(init), rec} {
+		if code := c.Check(line); code != 0 {
+			t.Fatalf("record %d refused: %v", i+1, code)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := claude.Checked(line, i+1, stream.Verdict{Located: c.Located})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("record %d: %v", i+1, err)
+		}
+		if i == 1 {
+			got := after.TotalAlloc - before.TotalAlloc
+			t.Logf("%d names: %d located, %d bytes allocated to read the record", n, len(c.Root), got)
+			// the first 16, those the front end reads, and one other
+			if len(c.Root) > 32 {
+				t.Errorf("%d of %d members located, want at most 32", len(c.Root), n)
+			}
+			if got > 64<<10 {
+				t.Errorf("%d bytes allocated to read a record of %d members, want at most 64 KiB", got, n)
 			}
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/stream/streamtest"
 )
 
 // hostileRecord is a codex record of about size bytes whose MCP call
@@ -134,6 +137,84 @@ func BenchmarkHostileRecord(b *testing.B) {
 				dst = AppendCanonical(dst[:0], args)
 			}
 			b.ReportMetric(float64(len(dst)), "canonical-bytes")
+		})
+	}
+}
+
+// namesRecord is a record whose one large object has the members names
+// (streamtest.Names, written without its own): the record's top level, the
+// arguments of an MCP call, or a trajectory event's payload (a value the
+// Document checks 2 deep).
+func namesRecord(shape string, names []byte) []byte {
+	var prefix, suffix string
+	switch shape {
+	case "record":
+		prefix = `{"type":"item.completed","item":{"id":"item_0","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"},"result":null,"error":null,"status":"completed"}`
+		suffix = `}`
+	case "arguments":
+		prefix = `{"type":"item.completed","item":{"id":"item_0","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"`
+		suffix = `},"result":null,"error":null,"status":"completed"}}`
+	case "payload":
+		prefix = `{"sequence":0,"kind":"tool_invocation","payload":{"call_id":"c0","tool_name":"memory_search","input":{"scope":"project"}`
+		suffix = `}}`
+	default:
+		panic(shape)
+	}
+	return append(append([]byte(prefix), names...), suffix...)
+}
+
+// TestHostileNamesMemory pins SPEC §1's object of two million distinct
+// short member names: checking a 16 MiB record (or trajectory value) of
+// one costs the checker a few bytes a name while it is checked (the
+// names' offsets in chunks and a table of one class of them), never a
+// span a member, and it keeps none of that memory afterwards. Bytes
+// allocated and live, not times.
+func TestHostileNamesMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	if testing.Short() {
+		t.Skip("builds 16 MiB records")
+	}
+	reads := func(name []byte) bool { return string(name) == "type" || string(name) == "item" }
+	// no name of any shape's object: it has room for the rest of a record
+	all, names := streamtest.Names(nil, MaxBytes-1024, "type", "item", "scope", "call_id", "tool_name", "input")
+	for _, shape := range []string{"record", "arguments", "payload"} {
+		t.Run(shape, func(t *testing.T) {
+			rec := namesRecord(shape, all)
+			c := Checker{Locate: Locate{Child: "item", Grandchild: "result", TwiceInChild: "id", Reads: reads}}
+			base := liveHeap()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var code audit.Code
+			if shape == "payload" {
+				code = c.checkValue(rec, 2)
+			} else {
+				code = c.Check(rec)
+			}
+			runtime.ReadMemStats(&after)
+			if code != 0 {
+				t.Fatalf("%s", codeName(code))
+			}
+			allocated := after.TotalAlloc - before.TotalAlloc
+			kept := int64(liveHeap()) - int64(base)
+			t.Logf("%d bytes, %d names: %d bytes allocated (%.1f a name), %d kept; %d members located", len(rec), names, allocated, float64(allocated)/float64(names), kept, len(c.Root))
+			if names < 1_900_000 {
+				t.Fatalf("%d names, want about two million (the test's premise)", names)
+			}
+			// Four bytes a name, the last chunk's slack (256 KiB) and
+			// the table (512 KiB for 2M names): the hash set this
+			// replaced grew to 24 MiB, and one span a member was 40 MB.
+			if limit := uint64(4*names + 1<<20); allocated > limit {
+				t.Errorf("%d bytes allocated to check %d names, want at most %d", allocated, names, limit)
+			}
+			if kept > 64<<10 {
+				t.Errorf("the checker keeps %d bytes after the record, want at most 64 KiB", kept)
+			}
+			if len(c.Root) > 2*locateAll {
+				t.Errorf("%d members located, want at most %d", len(c.Root), 2*locateAll)
+			}
+			runtime.KeepAlive(rec)
 		})
 	}
 }

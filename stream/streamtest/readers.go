@@ -1,6 +1,7 @@
 // Package streamtest has the readers that the chunking tests of stream and
 // of the command line deliver their inputs through, in the manner of
-// testing/iotest: what cairn reports must not depend on how Reads are cut.
+// testing/iotest: what cairn reports must not depend on how Reads are cut;
+// and the hostile objects of the memory tests (SPEC §1).
 package streamtest
 
 import (
@@ -63,4 +64,57 @@ func (r *cutReader) Read(p []byte) (int, error) {
 	n := copy(p, r.b[r.off:end])
 	r.off += n
 	return n, nil
+}
+
+// Names appends to dst the members ,"NAME":0 of as many distinct short
+// names as fit in size bytes, and says how many: every name of 1, then 2,
+// 3 and 4 printable ASCII characters but the quote and the backslash (93
+// of them), in counter order, but those in skip (an object's own
+// members). scripts/mem.sh writes the same: with 16 MiB, 1,952,455 names,
+// SPEC §1's object of two million distinct short member names.
+func Names(dst []byte, size int, skip ...string) ([]byte, int) {
+	var alphabet []byte
+	for ch := byte(33); ch < 127; ch++ {
+		if ch != '"' && ch != '\\' {
+			alphabet = append(alphabet, ch)
+		}
+	}
+	var digits []int // the name, least significant character first
+	name := make([]byte, 0, 8)
+	n, written := 0, 0
+	for {
+		// count up: 0, 1, …, 92, then 00, 01, …
+		k := 0
+		for ; k < len(digits); k++ {
+			if digits[k]++; digits[k] < len(alphabet) {
+				break
+			}
+			digits[k] = 0
+		}
+		if k == len(digits) {
+			digits = append(digits, 0)
+		}
+		name = name[:0]
+		for k := len(digits) - 1; k >= 0; k-- {
+			name = append(name, alphabet[digits[k]])
+		}
+		if skipped(skip, name) {
+			continue
+		}
+		if written+len(name)+5 > size {
+			return dst, n
+		}
+		dst = append(append(append(dst, `,"`...), name...), `":0`...)
+		written += len(name) + 5
+		n++
+	}
+}
+
+func skipped(skip []string, name []byte) bool {
+	for _, s := range skip {
+		if s == string(name) {
+			return true
+		}
+	}
+	return false
 }
