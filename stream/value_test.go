@@ -500,8 +500,9 @@ func TestAppendCanonicalMatchesReference(t *testing.T) {
 	}
 }
 
-// FuzzCanonical compares the one-pass canonical writer with the reference
-// on checked values, and requires it not to panic on any other input.
+// FuzzCanonical compares the one-pass canonical writer and the streamed
+// one (WriteCanonical) with the reference on checked values, and requires
+// AppendCanonical not to panic on any other input.
 func FuzzCanonical(f *testing.F) {
 	for _, v := range canonCorpus(f) {
 		f.Add(v)
@@ -515,6 +516,11 @@ func FuzzCanonical(f *testing.F) {
 		got, want := AppendCanonical(nil, v), refCanonical(nil, v)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("AppendCanonical(%q) = %q, want %q (the reference)", v, got, want)
+		}
+		// The streamed form is the same bytes.
+		var w bytes.Buffer
+		if n := WriteCanonical(&w, v); !bytes.Equal(w.Bytes(), want) || n != int64(len(want)) {
+			t.Fatalf("WriteCanonical(%q) = %q (counted %d), want %q", v, w.Bytes(), n, want)
 		}
 	})
 }
