@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
+	"iter"
 	"math/bits"
 	"slices"
 	"unicode/utf16"
@@ -235,7 +236,7 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	}
 	first := len(c.names)
 	arenaMark := len(c.arena)
-	large := c.large.mark()
+	large := c.large.n // where this object's names go in c.large, past its first
 	level := depth - 1
 	for len(c.maps) <= level {
 		c.maps = append(c.maps, nil)
@@ -245,10 +246,12 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	// was read when a problem was found in it: a name repeated before that
 	// problem is the first one in reading order, as when every name is
 	// compared as it comes.
-	if code != audit.DuplicateKey && c.large.since(large) > 0 && c.repeated(large) {
-		end, code = c.fail(audit.DuplicateKey, nil)
+	if c.large.n > large {
+		if code != audit.DuplicateKey && c.repeated(large) {
+			end, code = c.fail(audit.DuplicateKey, nil)
+		}
+		c.large.truncate(large)
 	}
-	c.large.truncate(large)
 	c.names = c.names[:first]
 	c.quote = c.quote[:first]
 	c.arena = c.arena[:arenaMark]
@@ -453,10 +456,10 @@ func (c *Checker) seenInMap(first, level, count int, name []byte) bool {
 type largeNames struct {
 	chunks [][]uint32 // in use: every one but the last is full
 	spare  [][]uint32 // emptied, to be used again
+	// n is how many entries there are: the names of an object are those
+	// from what n was when it opened.
+	n int
 }
-
-// largeMark is where an object's names start in a largeNames.
-type largeMark struct{ chunk, n int }
 
 const (
 	firstChunk    = 256      // entries of a largeNames' first chunk; each next one is twice the last
@@ -494,49 +497,45 @@ func (l *largeNames) push(e uint32) {
 		n++
 	}
 	l.chunks[n-1] = append(l.chunks[n-1], e)
+	l.n++
 }
 
-// mark is where the names of an object opened now start.
-func (l *largeNames) mark() largeMark {
-	n := len(l.chunks)
-	if n == 0 {
-		return largeMark{}
+// at is where the i-th entry is, or goes: chunks[k][j].
+func (l *largeNames) at(i int) (k, j int) {
+	for k = 0; k < len(l.chunks) && i >= len(l.chunks[k]); k++ {
+		i -= len(l.chunks[k])
 	}
-	return largeMark{n - 1, len(l.chunks[n-1])}
+	return k, i
 }
 
-// segments are the entries since m, in order: each of the chunks from
-// m.chunk on, the first one from m.n.
-func (l *largeNames) segments(m largeMark) [][]uint32 {
-	if m.chunk >= len(l.chunks) {
-		return nil
+// since yields the entries from the i-th on, in order, a chunk's worth at
+// a time.
+func (l *largeNames) since(i int) iter.Seq[[]uint32] {
+	return func(yield func([]uint32) bool) {
+		for k, j := l.at(i); k < len(l.chunks); k, j = k+1, 0 {
+			if !yield(l.chunks[k][j:]) {
+				return
+			}
+		}
 	}
-	return l.chunks[m.chunk:]
 }
 
-// since is how many entries there are since m.
-func (l *largeNames) since(m largeMark) int {
-	n := -m.n
-	for _, chunk := range l.segments(m) {
-		n += len(chunk)
-	}
-	return max(n, 0)
-}
-
-// truncate drops the entries since m. Once none are left, spare chunks
-// beyond keptChunks entries go, so that one huge object does not keep its
-// memory for the rest of the input.
-func (l *largeNames) truncate(m largeMark) {
-	for len(l.chunks) > m.chunk+1 {
+// truncate drops the entries from the i-th on. Once none are left, spare
+// chunks beyond keptChunks entries go, so that one huge object does not
+// keep its memory for the rest of the input.
+func (l *largeNames) truncate(i int) {
+	k, j := l.at(i)
+	for len(l.chunks) > k+1 {
 		last := len(l.chunks) - 1
 		l.spare = append(l.spare, l.chunks[last][:0])
 		l.chunks[last] = nil
 		l.chunks = l.chunks[:last]
 	}
-	if len(l.chunks) > m.chunk {
-		l.chunks[m.chunk] = l.chunks[m.chunk][:m.n]
+	if k < len(l.chunks) {
+		l.chunks[k] = l.chunks[k][:j]
 	}
-	if m == (largeMark{}) {
+	l.n = i
+	if l.n == 0 {
 		kept := 0
 		for _, chunk := range l.chunks {
 			kept += cap(chunk)
@@ -559,13 +558,13 @@ const (
 )
 
 // repeated reports whether a name comes twice among those noted in c.large
-// since m. The names are put in a table of their hashes (seeded per
+// from the from-th on. The names are put in a table of their hashes (seeded per
 // process, as nameSeed) a class at a time: a large object's names are
 // split into as many classes, by their hashes, as keep a class near
 // classSize names, so that the table stays small (1 MiB) whatever the
 // size of the object, and the names themselves are only in the input.
-func (c *Checker) repeated(m largeMark) bool {
-	n := c.large.since(m)
+func (c *Checker) repeated(from int) bool {
+	n := c.large.n - from
 	classes := 1
 	for classes < maxClasses && n > classes*classSize {
 		classes *= 2
@@ -574,10 +573,7 @@ func (c *Checker) repeated(m largeMark) bool {
 	counts[0] = n
 	if classes > 1 {
 		counts[0] = 0
-		for k, chunk := range c.large.segments(m) {
-			if k == 0 {
-				chunk = chunk[m.n:]
-			}
+		for chunk := range c.large.since(from) {
 			for j, e := range chunk {
 				class := int(maphash.Bytes(nameSeed, c.nameAt(e, &c.key))) & (classes - 1)
 				chunk[j] = e | uint32(class)
@@ -592,26 +588,23 @@ func (c *Checker) repeated(m largeMark) bool {
 	if cap(c.table) < size {
 		c.table = make([]uint64, size)
 	}
-	found := c.repeatedIn(m, classes, counts[:classes], c.table[:size])
+	found := c.repeatedIn(from, classes, counts[:classes], c.table[:size])
 	if cap(c.table) > maxTable {
 		c.table = nil
 	}
 	return found
 }
 
-// repeatedIn is repeated for the names since m in classes classes of
-// counts[class] names each, with table as the table.
-func (c *Checker) repeatedIn(m largeMark, classes int, counts []int, table []uint64) bool {
+// repeatedIn is repeated for the names from the from-th on, in classes
+// classes of counts[class] names each, with table as the table.
+func (c *Checker) repeatedIn(from, classes int, counts []int, table []uint64) bool {
 	mask := len(table) - 1
 	for class := range classes {
 		if counts[class] < 2 {
 			continue
 		}
 		clear(table)
-		for k, chunk := range c.large.segments(m) {
-			if k == 0 {
-				chunk = chunk[m.n:]
-			}
+		for chunk := range c.large.since(from) {
 			for _, e := range chunk {
 				if int(e&0x7f) != class {
 					continue
