@@ -267,6 +267,7 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 	b := c.b
 	idSeen := 0
 	count := 0       // names read in this object, but the one it may hold twice
+	members := 0     // members read in this object
 	refused := false // a member that Locate.Reads refuses was located
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -320,7 +321,8 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		}
 		// Whether the member is located is decided while name is valid:
 		// checking the value may reuse c.key.
-		locate := in != atOther && c.locates(in, name, &refused)
+		locate := in != atOther && (members < locateAll || c.locates(name, &refused))
+		members++
 		nameStart, nameEnd := i, end
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -362,18 +364,11 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 	}
 }
 
-// locates reports whether the member name of the located object in is
-// located (see Locate.Reads); refused says whether one that Reads refuses
-// already is.
-func (c *Checker) locates(in at, name []byte, refused *bool) bool {
-	n := len(c.Root)
-	switch in {
-	case atChild:
-		n = len(c.Child)
-	case atGrandchild:
-		n = len(c.Grandchild)
-	}
-	if n < locateAll || c.Locate.Reads == nil || c.Locate.Reads(name) {
+// locates reports whether a member named name, past the first locateAll
+// of a located object, is located (see Locate.Reads); refused says
+// whether one that Reads refuses already is.
+func (c *Checker) locates(name []byte, refused *bool) bool {
+	if c.Locate.Reads == nil || c.Locate.Reads(name) {
 		return true
 	}
 	if *refused {
