@@ -348,8 +348,26 @@ func (g *Gemini) End() error {
 }
 
 // NewGeminiChecker returns the JSON checker a Gemini CLI stream's records
-// must pass: no repeated member name anywhere.
-func NewGeminiChecker() *stream.Checker { return &stream.Checker{} }
+// must pass: no repeated member name anywhere. It locates the members of
+// the record types (geminiReads), and the first other one, which is enough
+// to note it unknown.
+func NewGeminiChecker() *stream.Checker {
+	return &stream.Checker{Locate: stream.Locate{Reads: geminiReads}}
+}
+
+// geminiReads reports whether a record member of this name is one of any
+// record type's.
+func geminiReads(name []byte) bool {
+	if string(name) == "type" {
+		return true
+	}
+	for i := range geminiRecords {
+		if geminiRecords[i].index(name) >= 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // ReadGemini runs a Gemini CLI stream-json stream (SPEC §11) through the
 // engine.

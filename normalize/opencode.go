@@ -320,8 +320,17 @@ func (x *textJSON) outputRetrieval(v []byte) bool {
 }
 
 // NewOpenCodeChecker returns the JSON checker an OpenCode run's records
-// must pass: no repeated member name anywhere.
-func NewOpenCodeChecker() *stream.Checker { return &stream.Checker{} }
+// must pass: no repeated member name anywhere. It locates the record
+// members the front end reads.
+func NewOpenCodeChecker() *stream.Checker {
+	return &stream.Checker{Locate: stream.Locate{Reads: func(name []byte) bool {
+		switch string(name) {
+		case "type", "sessionID", "part", "error":
+			return true
+		}
+		return false
+	}}}
+}
 
 // ReadOpenCode runs an opencode run --format json stream (SPEC §13)
 // through the engine.

@@ -82,9 +82,14 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 	real, _ := filepath.Glob("../testdata/codex/real/*/*.jsonl")
 	codex = append(codex, real...)
 	claude, _ := filepath.Glob("../testdata/claude/real/*/*.jsonl")
-	if len(codex) < 10 || len(claude) < 10 {
-		t.Fatalf("%d codex and %d Claude Code captures, want the real ones", len(codex), len(claude))
+	gemini, _ := filepath.Glob("../testdata/gemini/real/*/*.jsonl")
+	pi, _ := filepath.Glob("../testdata/pi/real/*/*.jsonl")
+	opencode, _ := filepath.Glob("../testdata/opencode/real/*/*.jsonl")
+	if len(codex) < 10 || len(claude) < 10 || len(gemini) < 10 || len(pi) < 10 || len(opencode) < 10 {
+		t.Fatalf("%d codex, %d Claude Code, %d Gemini, %d Pi and %d OpenCode captures, want the real ones",
+			len(codex), len(claude), len(gemini), len(pi), len(opencode))
 	}
+	none := func([]byte, *stream.Checker) [][2]int { return nil }
 	codexLocate := lifecycle.Locate
 	codexLocate.Reads = nil
 	for _, tc := range []struct {
@@ -97,8 +102,15 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 	}{
 		{"codex", codex, stream.Checker{Locate: codexLocate}, codexObjects,
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadCodex(r, false) }, 1},
-		{"claude", claude, stream.Checker{}, func([]byte, *stream.Checker) [][2]int { return nil },
+		{"claude", claude, stream.Checker{}, none,
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadClaude(r, false) }, 0},
+		// Gemini CLI records are closed: one unknown member is as many.
+		{"gemini", gemini, stream.Checker{}, none,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadGemini(r, false) }, 1},
+		{"pi", pi, stream.Checker{}, none,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadPi(r, false) }, 0},
+		{"opencode", opencode, stream.Checker{}, none,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadOpenCode(r, false) }, 0},
 	} {
 		outcome := func(b []byte) string {
 			in := tc.read(bytes.NewReader(b))
