@@ -78,6 +78,17 @@ func privCaptures(t *testing.T, pattern string) []privInput {
 // verdict.
 func privacyStreams(t *testing.T, format string, inputs []privInput, rewrite func(*pcGen, *pcNode), r *rand.Rand) {
 	flag := "--" + format
+	if raceEnabled {
+		// Under the race detector a third of the inputs: the property is
+		// the plain run's, the race run is for cairn's goroutines.
+		var some []privInput
+		for i, in := range inputs {
+			if i%3 == 0 {
+				some = append(some, in)
+			}
+		}
+		inputs = some
+	}
 	variants := []pcVariant{
 		{name: "values", keepCatalog: true, sameVerdict: true},
 		{name: "escaped-all", escaped: true, members: true},
