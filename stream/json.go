@@ -236,7 +236,7 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	}
 	first := len(c.names)
 	arenaMark := len(c.arena)
-	large := c.large.n // where this object's names go in c.large, past its first
+	large := c.large.n // where this object's names will be in c.large, if it is large
 	level := depth - 1
 	for len(c.maps) <= level {
 		c.maps = append(c.maps, nil)
@@ -552,12 +552,13 @@ const (
 	maxTable   = 4 << 10  // slots of the table kept between objects
 )
 
-// repeated reports whether a name comes twice among those noted in c.large
-// from the from-th on. The names are put in a table of their hashes (seeded per
-// process, as nameSeed) a class at a time: a large object's names are
-// split into as many classes, by their hashes, as keep a class near
-// classSize names, so that the table stays small (1 MiB) whatever the
-// size of the object, and the names themselves are only in the input.
+// repeated reports whether a name comes twice among those noted in
+// c.large from the from-th on. The names are put in a table of their
+// hashes (seeded per process: nameSeed) a class at a time: a large
+// object's names are split into as many classes, by their hashes, as keep
+// a class near classSize names, so that the table stays small (at most
+// 1 MiB) whatever the size of the object, and the names themselves are
+// only in the input.
 func (c *Checker) repeated(from int) bool {
 	n := c.large.n - from
 	classes := 1
