@@ -6,7 +6,10 @@
 // It also opens input files safely (no links anywhere on the path, no
 // blocking on FIFOs, changes detected, no more open at once than the
 // descriptor limit leaves room for), and holds any reader to io.Reader's
-// contract (StrictReader).
+// contract (StrictReader). A Head notes, on the way, which of its
+// caller's words the first value's top-level members and their string
+// values are, so that the caller can guess what printed an input it was
+// not told (SPEC §14.3).
 //
 // It does not know what a record means: decoding the Codex contract is
 // package lifecycle's job, trajectory semantics package normalize's.
