@@ -60,7 +60,18 @@ type Report struct {
 	Findings    []Finding    `json:"findings"`
 	Error       *ReportError `json:"error"`
 	Limitations []Code       `json:"limitations"`
+
+	looksLike string
 }
+
+// LooksLike is the format (a Format constant) whose input this one looks
+// like, when the audit did not pass and its input seems to be another
+// format's than the one it was read as (SPEC §14.3): a hint for the caller,
+// never part of the report's JSON. "" otherwise.
+func (r *Report) LooksLike() string { return r.looksLike }
+
+// SetLooksLike records the format the input looks like.
+func (r *Report) SetLooksLike(format string) { r.looksLike = format }
 
 // Input describes what was read, never what it said.
 type Input struct {

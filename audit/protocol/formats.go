@@ -28,33 +28,65 @@ type Format struct {
 	// Places is the format's where vocabulary (SPEC §7.1): every place a
 	// finding or an error may name.
 	Places func() []string
+	// Noun names the format for people in a hint: "a Claude Code
+	// stream-json".
+	Noun string
+	// Looks is how the format's input begins: what tells it from the
+	// others when it was given as another (SPEC §14.3).
+	Looks Looks
 
 	read normalize.Reader
+}
+
+// Looks describes the first JSON value of a format's input (its first
+// record, or a document's top-level object) as a stream.Head notes it: an
+// object that has every one of Members, whose member named by each key of
+// Values is a string, one of that key's words, and whose first member is
+// First when First is set. The rows' Looks tell every format from every
+// other on the real inputs (TestLooksTellFormatsApart).
+type Looks struct {
+	Members []string
+	Values  map[string][]string
+	First   string
 }
 
 // formats is the table, in the order the docs and the help list them.
 var formats = []Format{
 	{Name: audit.FormatCodex, Harness: "codex", Section: "§4", Unit: "line",
 		Help:   "a codex exec --json export (JSONL)",
-		Places: lifecycle.Places, read: normalize.ReadCodex},
+		Places: lifecycle.Places, read: normalize.ReadCodex,
+		Noun:  "a Codex exec JSONL stream",
+		Looks: Looks{Values: map[string][]string{"type": {"thread.started", "turn.started"}}}},
 	{Name: audit.FormatClaude, Harness: "claude-code", Section: "§9", Unit: "line",
 		Help:   "a claude -p --output-format stream-json --verbose stream (JSONL)",
-		Places: normalize.ClaudePlaces, read: normalize.ReadClaude},
+		Places: normalize.ClaudePlaces, read: normalize.ReadClaude,
+		Noun:  "a Claude Code stream-json",
+		Looks: Looks{Members: []string{"mcp_servers"}, Values: map[string][]string{"type": {"system"}, "subtype": {"init"}}}},
 	{Name: audit.FormatGemini, Harness: "gemini-cli", Section: "§11", Unit: "line",
 		Help:   "a gemini -p --output-format stream-json stream (JSONL)",
-		Places: normalize.GeminiPlaces, read: normalize.ReadGemini},
+		Places: normalize.GeminiPlaces, read: normalize.ReadGemini,
+		Noun:  "a Gemini CLI stream-json",
+		Looks: Looks{Members: []string{"session_id", "model"}, Values: map[string][]string{"type": {"init"}}}},
 	{Name: audit.FormatPi, Harness: "pi", Section: "§12", Unit: "line",
 		Help:   "a pi --mode json stream (JSONL)",
-		Places: normalize.PiPlaces, read: normalize.ReadPi},
+		Places: normalize.PiPlaces, read: normalize.ReadPi,
+		Noun:  "a Pi JSON mode stream",
+		Looks: Looks{Members: []string{"version"}, Values: map[string][]string{"type": {"session"}}}},
 	{Name: audit.FormatOpenCode, Harness: "opencode", Section: "§13", Unit: "line",
 		Help:   "an opencode run --format json stream (JSONL)",
-		Places: normalize.OpenCodePlaces, read: normalize.ReadOpenCode},
+		Places: normalize.OpenCodePlaces, read: normalize.ReadOpenCode,
+		Noun:  "an OpenCode run --format json stream",
+		Looks: Looks{Members: []string{"sessionID"}, Values: map[string][]string{"type": {"step_start"}}}},
 	{Name: audit.FormatOpenCodeEx, Harness: "opencode", Section: "§13", Unit: "message",
 		Help:   "the document opencode export SESSION prints (JSON)",
-		Places: normalize.OpenCodeExportPlaces, read: normalize.ReadOpenCodeExport},
+		Places: normalize.OpenCodeExportPlaces, read: normalize.ReadOpenCodeExport,
+		Noun:  "an OpenCode export",
+		Looks: Looks{First: "info"}},
 	{Name: audit.FormatTrajectory, Section: "§5", Unit: "event",
 		Help:   "a normalized Claude Code, OpenCode or Pi trajectory",
-		Places: normalize.TrajectoryPlaces, read: normalize.ReadTrajectory},
+		Places: normalize.TrajectoryPlaces, read: normalize.ReadTrajectory,
+		Noun:  "a normalized trajectory",
+		Looks: Looks{Members: []string{"schema_version", "events"}}},
 }
 
 // Formats returns the table of input formats.

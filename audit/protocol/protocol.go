@@ -2,7 +2,10 @@
 // protocol does, for a Go program. AuditFile and AuditStream read a file or
 // a stream once, in a given format, and return the report; encoded with
 // encoding/json it is byte for byte what `cairn eval protocol --json`
-// prints for the same input (without the final newline).
+// prints for the same input (without the final newline). When the audit
+// did not pass and the input looks like another format of Formats, the
+// report's LooksLike names it (SPEC §14.3), from the input's first bytes
+// as they were read: the input is still read once.
 //
 // Stable: the two functions, Options, the Format constants of package
 // audit and the report's JSON (schema cairn.eval.protocol/v1, SPEC §7.1).
@@ -61,7 +64,8 @@ func AuditFile(path string, opts Options) (*audit.Report, error) {
 	if testHookOpened != nil {
 		testHookOpened(path)
 	}
-	in := read(f, opts.CaptureAuthorized)
+	head := stream.NewHead(headWords)
+	in := read(sniffedFile{sniffed{f, head}, f}, opts.CaptureAuthorized)
 	// The size, never the offset of a problem: that would tell how long
 	// recorded content was (SPEC §3).
 	rep.Input.Bytes = f.Size()
@@ -72,6 +76,7 @@ func AuditFile(path string, opts Options) (*audit.Report, error) {
 		in.Err = changed
 	}
 	finish(rep, in)
+	hint(rep, head)
 	return rep, nil
 }
 
@@ -91,7 +96,8 @@ func AuditStream(r io.Reader, opts Options) (*audit.Report, error) {
 	}
 	// Checked before anything counts or scans what it returns; the
 	// trajectory scanner reads r directly.
-	piped := &stdinReader{r: stream.StrictReader(r)}
+	head := stream.NewHead(headWords)
+	piped := &stdinReader{r: sniffed{stream.StrictReader(r), head}}
 	in := read(piped, opts.CaptureAuthorized)
 	if in.Err != nil {
 		rep.Input.Bytes = piped.drain()
@@ -99,6 +105,7 @@ func AuditStream(r io.Reader, opts Options) (*audit.Report, error) {
 		rep.Input.Bytes = in.Bytes
 	}
 	finish(rep, in)
+	hint(rep, head)
 	return rep, nil
 }
 
