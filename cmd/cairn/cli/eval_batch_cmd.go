@@ -122,6 +122,7 @@ func (c *evalBatchCmd) Run(e *env) error {
 	// worst is the batch's status (SPEC §10), failing the worst of the
 	// outcomes that exit non-zero (--fail-on): the process's exit.
 	worst, failing := audit.StatusPass, audit.StatusPass
+	var hints batchHints
 	err := auditInOrder(c.Paths, jobs, opts, func(i int, rep *audit.Report) {
 		switch {
 		case output == "json":
@@ -132,6 +133,7 @@ func (c *evalBatchCmd) Run(e *env) error {
 			fmt.Fprintln(e.stdout, batchLine(i+1, rep))
 		}
 		totals[rep.Status]++
+		hints.add(i+1, rep.LooksLike())
 		if rep.Status.Precedence() > worst.Precedence() {
 			worst = rep.Status
 		}
@@ -142,6 +144,7 @@ func (c *evalBatchCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	hints.write(e.stderr)
 	status := failing.ExitCode()
 	switch {
 	case doc != nil:

@@ -123,6 +123,9 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if rep.Error != nil && (output != "text" || !isTerminal(e.stdout) || !isTerminal(e.stderr)) {
 		writeInvalid(e.stderr, rep.Error)
 	}
+	if f := rep.LooksLike(); f != "" {
+		fmt.Fprintln(e.stderr, protocolHint(f))
+	}
 	status := c.Report.exitCode(rep.Status)
 	if doc != nil {
 		status = doc.finish(e, status)
