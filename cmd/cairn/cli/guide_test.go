@@ -6,15 +6,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // The guide's CI section (§10) gives a shell script and a GitHub Actions
 // job. These tests take them out of docs/guide.md as written and run them
 // with cairn on PATH (TestMain's), on one export per outcome, checking
 // the exit status and what they print; they skip where bash or jq is
-// absent.
+// absent. Its CI examples and its use of the Action are held to what
+// cairn prints and to action.yml.
 
 // guideBlock returns the body of the guide's fenced block of the given
 // language that contains marker.
@@ -150,14 +155,15 @@ func TestGuideCIScript(t *testing.T) {
 
 // TestGuideGitHubActionsJob runs the job's "Audit the run" step as GitHub
 // runs a step's run: text (bash -e), in a workspace holding run.jsonl, and
-// checks the annotation it prints, its exit (1 and 2 fail the job, 3 is a
-// warning) and the report.json the artifact step keeps.
+// checks the annotations it prints (cairn's --output github), its exit
+// (--fail-on fail,invalid: 1 and 2 fail the job, 3 goes through) and the
+// report.json the artifact step keeps.
 func TestGuideGitHubActionsJob(t *testing.T) {
-	needTools(t, "bash", "jq")
-	job := guideBlock(t, "yaml", "memory-protocol:")
+	needTools(t, "bash")
+	job := guideBlock(t, "yaml", "- name: Audit the run")
 	step := stepRun(t, job, "Audit the run")
-	if !strings.Contains(job, `env: {CAIRN_EVAL: "1"}`) || !strings.Contains(job, "path: report.json") {
-		t.Fatal("the job's audit step no longer sets CAIRN_EVAL, or the artifact step no longer keeps report.json")
+	if !strings.Contains(job, `env: {CAIRN_EVAL: "1"}`) || !strings.Contains(job, "path: report.json") || !strings.Contains(step, "--fail-on fail,invalid") {
+		t.Fatal("the job's audit step no longer sets CAIRN_EVAL or --fail-on fail,invalid, or the artifact step no longer keeps report.json")
 	}
 	for _, tc := range guideCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -166,33 +172,16 @@ func TestGuideGitHubActionsJob(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "step.sh"), []byte(step), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			// jq -c keeps the report's member order: compare the raw text.
-			_, direct, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", filepath.Join(dir, "run.jsonl"), "--json"}, map[string]string{"CAIRN_EVAL": "1"})
-			var raw map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(direct), &raw); err != nil {
-				t.Fatal(err)
-			}
-			compact := func(name string) string {
-				var b bytes.Buffer
-				if err := json.Compact(&b, raw[name]); err != nil {
-					t.Fatal(err)
-				}
-				return b.String()
-			}
-			// 3 is marked with a warning and the job goes on; 1 and 2 fail it.
+			run := filepath.Join(dir, "run.jsonl")
+			env := map[string]string{"CAIRN_EVAL": "1"}
+			_, direct, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", run, "--json"}, env)
+			_, want, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", run, "--output", "github"}, env)
+			// 3 goes through; 1 and 2 fail the job.
 			wantExit := tc.exit
-			var want string
-			switch tc.name {
-			case "pass":
-				want = "protocol: pass\n"
-			case "inconclusive":
-				want, wantExit = "::warning::protocol inconclusive: "+compact("findings")+"\n", 0
-			case "fail":
-				want = "::error::protocol exit 1: " + compact("findings") + "\n"
-			case "invalid":
-				want = "::error::protocol exit 2: " + compact("error") + "\n"
+			if tc.name == "inconclusive" {
+				wantExit = 0
 			}
-			code, out, errOut := runGuideShell(t, dir, []string{"CAIRN_EVAL=1"}, "-e", "step.sh")
+			code, out, errOut := runGuideShell(t, dir, []string{"CAIRN_EVAL=1", "GITHUB_STEP_SUMMARY="}, "-e", "step.sh")
 			if code != wantExit || out != want {
 				t.Errorf("the step: exit %d, stdout %q (stderr %q); want exit %d, stdout %q", code, out, errOut, wantExit, want)
 			}
@@ -204,6 +193,132 @@ func TestGuideGitHubActionsJob(t *testing.T) {
 				t.Errorf("report.json is\n%s\nwant what cairn eval protocol --json prints\n%s", kept, direct)
 			}
 		})
+	}
+}
+
+// guideSARIFArgs and guideBatchPaths are §10's examples: the command whose
+// SARIF result it shows, and the three runs of its batch.
+var (
+	guideSARIFArgs = []string{"eval", "protocol", "--codex-jsonl", "../../../testdata/codex/real/0.171.0/shell-first.jsonl",
+		"--output", "sarif", "--sarif-uri", "runs/shell-first.jsonl"}
+	guideBatchPaths = []string{"../../../testdata/controls/protocol-codex.jsonl",
+		"../../../testdata/codex/real/0.171.0/shell-first.jsonl", "../../../testdata/codex/real/0.171.0/http-400.jsonl"}
+)
+
+// TestGuideCIExamples holds §10's SARIF result and step summary to what
+// cairn prints for them (its transcripts are TestDocTranscripts').
+func TestGuideCIExamples(t *testing.T) {
+	env := map[string]string{"CAIRN_EVAL": "1"}
+	// The SARIF result: its lines, indented as a document of its own, are
+	// lines of cairn's document.
+	result := guideBlock(t, "json", `"ruleId": "tool_before_project_search"`)
+	_, sarif, _ := runCapture(guideSARIFArgs, env)
+	trim := func(s string) []string {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+		return lines
+	}
+	if want, got := trim(result), trim(sarif); !containsRun(got, want) {
+		t.Errorf("§10's SARIF result is not in what %v prints:\n%s", guideSARIFArgs, sarif)
+	}
+	// The step summary, exactly (cairn ends it with a blank line, which a
+	// fenced block cannot show).
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env["GITHUB_STEP_SUMMARY"] = summary
+	runCapture(append([]string{"eval", "batch", "--format", "codex-jsonl", "--output", "github"}, guideBatchPaths...), env)
+	got, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := guideBlock(t, "markdown", "### cairn: project-memory audit"); string(got) != want+"\n" {
+		t.Errorf("§10's step summary is\n%s\ncairn appends\n%s", want, got)
+	}
+}
+
+// containsRun reports whether run is a run of consecutive lines of lines.
+func containsRun(lines, run []string) bool {
+	for i := 0; i+len(run) <= len(lines); i++ {
+		if slices.Equal(lines[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGuideActionExample holds §10's use of the Action to action.yml: the
+// step uses the action's folder, gives its required inputs and only
+// inputs it has, reads only outputs it has, and the table of inputs lists
+// each input once with its default.
+func TestGuideActionExample(t *testing.T) {
+	a := readAction(t)
+	var job struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				ID   string
+				Uses string
+				If   string
+				With map[string]string
+			}
+		}
+	}
+	block := guideBlock(t, "yaml", "/scripts/github-action@")
+	if err := yaml.Unmarshal([]byte(block), &job); err != nil {
+		t.Fatalf("§10's Action example: %v", err)
+	}
+	found := false
+	for _, j := range job.Jobs {
+		for _, st := range j.Steps {
+			name, _, _ := strings.Cut(st.Uses, "@")
+			if !strings.HasSuffix(name, "/github-action") {
+				continue
+			}
+			found = true
+			if want := "cairn-audit/cairn/" + strings.TrimPrefix(actionDir, "../../../"); name != want {
+				t.Errorf("the example uses %s, want %s", name, want)
+			}
+			for k := range st.With {
+				if _, ok := a.Inputs[k]; !ok {
+					t.Errorf("the example gives the input %s, which the action does not have", k)
+				}
+			}
+			for k, in := range a.Inputs {
+				if _, ok := st.With[k]; in.Required && !ok {
+					t.Errorf("the example does not give the required input %s", k)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("§10's Action example uses no github-action step")
+	}
+	for _, m := range regexp.MustCompile(`steps\.cairn\.outputs\.([a-z-]+)`).FindAllStringSubmatch(block, -1) {
+		if _, ok := a.Outputs[m[1]]; !ok {
+			t.Errorf("the example reads the output %s, which the action does not have", m[1])
+		}
+	}
+	b, err := os.ReadFile("../../../docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\| ([^|]+) \\|")
+	listed := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		in, ok := a.Inputs[m[1]]
+		if !ok {
+			continue // another table's row
+		}
+		listed[m[1]] = true
+		def := strings.Trim(strings.TrimSpace(m[2]), "`")
+		if in.Required && def != "(required)" || !in.Required && strings.Trim(def, `"`) != in.Default {
+			t.Errorf("§10 gives the input %s the default %s; action.yml: required %v, default %q", m[1], m[2], in.Required, in.Default)
+		}
+	}
+	for k := range a.Inputs {
+		if !listed[k] {
+			t.Errorf("§10's table of inputs lacks %s", k)
+		}
 	}
 }
 
