@@ -76,7 +76,7 @@ var formats = []Format{
 		Help:   "an opencode run --format json stream (JSONL)",
 		Places: normalize.OpenCodePlaces, read: normalize.ReadOpenCode,
 		Noun:  "an OpenCode run --format json stream",
-		Looks: Looks{Members: []string{"sessionID"}, Values: map[string][]string{"type": {"step_start"}}}},
+		Looks: Looks{Members: []string{"sessionID"}, Values: map[string][]string{"type": {"step_start", "error"}}}},
 	{Name: audit.FormatOpenCodeEx, Harness: "opencode", Section: "§13", Unit: "message",
 		Help:   "the document opencode export SESSION prints (JSON)",
 		Places: normalize.OpenCodeExportPlaces, read: normalize.ReadOpenCodeExport,
