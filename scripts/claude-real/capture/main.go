@@ -22,49 +22,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 )
-
-type check struct {
-	State string   `json:"state"`
-	Codes []string `json:"codes"`
-}
-
-type checks struct {
-	EvidenceComplete    check `json:"evidence_complete"`
-	MemoryFirst         check `json:"memory_first"`
-	RetrievalResult     check `json:"retrieval_result"`
-	DirectWriteBoundary check `json:"direct_write_boundary"`
-}
-
-type verdict struct {
-	Status   string `json:"status"`
-	ExitCode int    `json:"exit_code"`
-	Checks   checks `json:"checks"`
-}
-
-func (c checks) verdict() verdict {
-	v := verdict{Status: "pass", Checks: c}
-	for _, ch := range []check{c.EvidenceComplete, c.MemoryFirst, c.RetrievalResult, c.DirectWriteBoundary} {
-		sort.Strings(ch.Codes)
-		switch ch.State {
-		case "fail":
-			v.Status, v.ExitCode = "fail", 1
-		case "inconclusive":
-			if v.Status == "pass" {
-				v.Status, v.ExitCode = "inconclusive", 3
-			}
-		}
-	}
-	return v
-}
 
 const apiAddr = "127.0.0.1:18181"
 
@@ -144,7 +108,7 @@ func main() {
 		fmt.Println(line)
 		summary = append(summary, line)
 		if err == nil {
-			if err := updateWant(filepath.Join(*out, "want.json"), sc.name+".jsonl", sc.want.verdict()); err != nil {
+			if err := updateWant(filepath.Join(*out, "want.json"), sc.name+".jsonl", sc.want.Verdict()); err != nil {
 				fatal(err)
 			}
 		}
@@ -157,43 +121,10 @@ func main() {
 	}
 }
 
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "capture:", err)
-	os.Exit(1)
-}
-
-// onlyLoopback refuses to run when any non-loopback interface is up: claude
-// must never reach the network.
-func onlyLoopback() error {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return err
-	}
-	for _, i := range ifs {
-		if i.Flags&net.FlagUp != 0 && i.Flags&net.FlagLoopback == 0 {
-			return fmt.Errorf("interface %s is up: run inside `unshare -n` (scripts/claude-real/run.sh)", i.Name)
-		}
-	}
-	return nil
-}
-
 type result struct {
 	exit     int
 	lines    int
 	requests int
-}
-
-func layWorkDir() error {
-	if err := os.RemoveAll(workDir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(workDir+"/src", 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(workDir+"/README.md", []byte("# demo project\n\nA tiny release ledger.\n"), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(workDir+"/src/release-ledger.mjs", []byte("// amounts are integer cents\nexport function total(xs) { return xs.reduce((a, b) => a + b, 0); }\n"), 0o644)
 }
 
 func run(sc *scenario, claude, mcpserver, out, scratch string) (result, error) {
@@ -422,20 +353,4 @@ func quoteAll(ss []string) []string {
 		}
 	}
 	return out
-}
-
-// updateWant sets one entry of want.json, keeping the others.
-func updateWant(path, key string, v verdict) error {
-	m := map[string]verdict{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	m[key] = v
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -12,7 +12,7 @@ func readmeText() string {
 	var b strings.Builder
 	b.WriteString(readmeHead)
 	for _, s := range allScenarios() {
-		v := s.want.verdict()
+		v := s.want.Verdict()
 		fmt.Fprintf(&b, "- `%s.jsonl` — %s. **%s (exit %d)**: %s.\n", s.name, s.about, v.Status, v.ExitCode, s.why)
 	}
 	b.WriteString(readmeTail)

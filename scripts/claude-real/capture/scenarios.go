@@ -95,7 +95,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), search("toolu_01SearchA", cm, true)),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "bash-first",
@@ -107,7 +107,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchB", cm, true)),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "parallel-calls",
@@ -119,7 +119,7 @@ func allScenarios() []*scenario {
 					tool("toolu_01ReadC", "Read", o("file_path", workDir+"/README.md"))),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, inc("opaque_tool_effects")},
+			want: four(pass, pass, pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:    "search-is-error",
@@ -131,7 +131,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchD", cm, true)),
 				say("The memory index is unavailable right now."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:  "search-unscoped",
@@ -142,7 +142,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchE", cm, false)),
 				say(answer),
 			},
-			want: checks{pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass},
+			want: four(pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass),
 		},
 		{
 			name:    "search-rpc-error",
@@ -154,7 +154,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchZ", cm, true)),
 				say("The memory search failed."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:    "search-empty",
@@ -166,7 +166,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchE2", cm, true)),
 				say("The project memory has nothing about the release ledger."),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "thinking",
@@ -179,7 +179,7 @@ func allScenarios() []*scenario {
 					search("toolu_01SearchTh", cm, true)),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "web-search",
@@ -192,7 +192,7 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01WebWs", "WebSearch", o("query", "release ledger integer cents"))),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, inc("opaque_tool_effects")},
+			want: four(pass, pass, pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "tool-use-extra-member",
@@ -203,7 +203,7 @@ func allScenarios() []*scenario {
 				one(block{id: "toolu_01SearchCa", name: mt(cm, "memory_search"), input: o("query", "release ledger", "scope", "project"), extra: o("caller", o("type", "direct"))}),
 				say(answer),
 			},
-			want: checks{inc("unknown_field"), pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "store-allowed",
@@ -216,7 +216,7 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01StoreF", mt(cm, "memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
 				say("Stored a note about the ledger."),
 			},
-			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, pass, pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:  "store-denied",
@@ -228,7 +228,7 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01StoreG", mt(cm, "memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
 				say("I was not allowed to store the note."),
 			},
-			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, pass, pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:     "store-disallowed",
@@ -241,7 +241,7 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01StoreH", mt(cm, "memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
 				say("The store tool is not available."),
 			},
-			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, pass, pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:  "delete-fails",
@@ -254,14 +254,14 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01DeleteI", mt(cm, "memory_delete"), o("id", "mem_1"))),
 				say("The delete was refused."),
 			},
-			want: checks{pass, pass, pass, fail("destructive_mutation")},
+			want: four(pass, pass, pass, fail("destructive_mutation")),
 		},
 		{
 			name:  "no-call",
 			about: "the model answers at once, no tool call",
 			why:   "no call at all, the turn ended with success/completed and the memory server was connected: memory_first and retrieval_result fail project_search_absent (narration is never evidence)",
 			main:  []step{say(answer)},
-			want:  checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want:  four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:  "api-error-500",
@@ -272,14 +272,14 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchJ", cm, true)),
 				httpErr(500, "api_error", "Internal server error"),
 			},
-			want: checks{inc("turn_failed"), pass, pass, pass},
+			want: four(inc("turn_failed"), pass, pass, pass),
 		},
 		{
 			name:  "api-error-529-start",
 			about: "HTTP 529 overloaded on the very first request, through all retries",
 			why:   "no call was made, but the turn failed (is_error, api_error), so absence is not proven: memory_first and retrieval_result inconclusive turn_failed; nothing was called, so direct_write_boundary passes",
 			main:  []step{httpErr(529, "overloaded_error", "Overloaded")},
-			want:  checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
+			want:  four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass),
 		},
 		{
 			name:  "api-error-400",
@@ -289,7 +289,7 @@ func allScenarios() []*scenario {
 				one(toolSearch("toolu_01TsK", mt(cm, "memory_search"))),
 				httpErr(400, "invalid_request_error", "messages: mock rejects this request"),
 			},
-			want: checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
+			want: four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass),
 		},
 		{
 			name:  "max-tokens-tool-use",
@@ -301,7 +301,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchL", cm, true)),
 				say(answer),
 			},
-			want: checks{inc("message_aborted"), inc("message_aborted"), pass, pass},
+			want: four(inc("message_aborted"), inc("message_aborted"), pass, pass),
 		},
 		{
 			name:  "subagent",
@@ -316,7 +316,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SubSearchM", cm, true)),
 				say("Memory mem_1: the release ledger lives in src/release-ledger.mjs; amounts are integer cents."),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "subagent-background",
@@ -332,7 +332,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SubSearchN", cm, true)),
 				say("Memory mem_1: the release ledger lives in src/release-ledger.mjs; amounts are integer cents."),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "partial-messages",
@@ -344,7 +344,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), search("toolu_01SearchO", cm, true)),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:   "sigint-bash",
@@ -357,7 +357,7 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01BashP", "Bash", o("command", "touch "+bashMarker+" && /usr/bin/python3 -c 'import time; time.sleep(60)'", "description", "Wait for the memory index"))),
 				say(answer),
 			},
-			want: checks{inc("turn_failed"), pass, pass, inc("opaque_tool_effects")},
+			want: four(inc("turn_failed"), pass, pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "sigint-streaming",
@@ -368,7 +368,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchQ", cm, true)),
 				{blocks: []block{text("The project memory says the release ledger lives in src/release-ledger.mjs.")}, hang: true},
 			},
-			want: checks{inc("message_aborted", "turn_failed"), pass, pass, pass},
+			want: four(inc("message_aborted", "turn_failed"), pass, pass, pass),
 		},
 		{
 			name:  "sigint-after-text",
@@ -379,7 +379,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchX", cm, true)),
 				{blocks: []block{text("The project memory says the release ledger lives in src/release-ledger.mjs.")}, hang: true, hangAfterStop: true},
 			},
-			want: checks{inc("turn_failed"), pass, pass, pass},
+			want: four(inc("turn_failed"), pass, pass, pass),
 		},
 		{
 			name:  "sigint-in-tool-use",
@@ -389,7 +389,7 @@ func allScenarios() []*scenario {
 				one(toolSearch("toolu_01TsY", mt(cm, "memory_search"))),
 				{blocks: []block{text("Searching."), search("toolu_01SearchY", cm, true)}, hang: true},
 			},
-			want: checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
+			want: four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass),
 		},
 		{
 			name:   "server-underscore",
@@ -401,7 +401,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchR", "cairn_memory", true)),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:    "server-fails",
@@ -409,7 +409,7 @@ func allScenarios() []*scenario {
 			why:     "no call and a complete turn would fail project_search_absent, but the first init says cairn-memory failed: memory_first and retrieval_result become inconclusive memory_server_unavailable",
 			mcpArgs: []string{"-fail-start"},
 			main:    []step{say("No project memory tools are available, so I cannot check the memory.")},
-			want:    checks{pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), pass},
+			want:    four(pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), pass),
 		},
 		{
 			name:   "server-missing",
@@ -420,7 +420,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchS", cm, true)),
 				say("The memory tools are not available."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:  "tool-search-off",
@@ -431,7 +431,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchT", cm, true)),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "tool-search-forced",
@@ -443,7 +443,7 @@ func allScenarios() []*scenario {
 				one(search("toolu_01SearchV", cm, true)),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "auto-mode",
@@ -457,7 +457,7 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01StoreW", mt(cm, "memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
 				say("Stored a note about the ledger."),
 			},
-			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, pass, pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:    "two-turns",
@@ -471,7 +471,7 @@ func allScenarios() []*scenario {
 				one(tool("toolu_01SearchU2", mt(cm, "memory_search"), o("query", "rounding", "scope", "project"))),
 				say("The memory has nothing more specific about rounding."),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 	}
 	return s

@@ -14,14 +14,14 @@ func readmeText() string {
 	b.WriteString(readmeHead)
 	for _, s := range allScenarios() {
 		v := s.wantFor("")
-		fmt.Fprintf(&b, "- `%s.jsonl` — %s. gemini exit %d. **%s (exit %d%s)**: %s.", s.name, s.about, s.wantExit, v.Status, v.ExitCode, v.Error.describe(), s.why)
+		fmt.Fprintf(&b, "- `%s.jsonl` — %s. gemini exit %d. **%s (exit %d%s)**: %s.", s.name, s.about, s.wantExit, v.Status, v.ExitCode, describe(v.Error), s.why)
 		var vs []string
 		for ver := range s.wantIn {
 			vs = append(vs, ver)
 		}
 		sort.Strings(vs)
 		for _, ver := range vs {
-			vv := s.wantIn[ver].want.verdict()
+			vv := s.wantIn[ver].want.Verdict()
 			fmt.Fprintf(&b, " **In %s: %s (exit %d)**: %s.", ver, vv.Status, vv.ExitCode, s.wantIn[ver].why)
 		}
 		b.WriteString("\n")
@@ -32,7 +32,7 @@ func readmeText() string {
 
 // describe is ", CODE at line N[ at WHERE]" for an invalid verdict's error,
 // "" for none.
-func (e *verr) describe() string {
+func describe(e *verr) string {
 	if e == nil {
 		return ""
 	}

@@ -61,12 +61,12 @@ const (
 // wantFor is the verdict for a capture of the given version.
 func (s *scenario) wantFor(version string) verdict {
 	if s.wantErr != nil {
-		return s.wantErr.verdict()
+		return s.wantErr.Verdict()
 	}
 	if vw, ok := s.wantIn[version]; ok {
-		return vw.want.verdict()
+		return vw.want.Verdict()
 	}
-	return s.want.verdict()
+	return s.want.Verdict()
 }
 
 // outputFormatFlag is the value of gemini's --output-format.
@@ -125,7 +125,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), search("call_search_1", cm, "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "memory-first-no-ids",
@@ -136,7 +136,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), search("", cm, "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "search-without-topic",
@@ -146,7 +146,7 @@ func allScenarios() []*scenario {
 				one(search("", cm, "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "topic-only",
@@ -156,7 +156,7 @@ func allScenarios() []*scenario {
 				one(topic("call_topic_t")),
 				say(answer),
 			},
-			want: checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want: four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:  "shell-first",
@@ -168,14 +168,14 @@ func allScenarios() []*scenario {
 				one(search("", cm, "project")),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "no-call",
 			about: "the model answers at once: only text",
 			why:   "no call at all and a success result: memory_first and retrieval_result fail project_search_absent; narration is never evidence",
 			main:  []step{say(answer)},
-			want:  checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want:  four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:  "parallel-calls",
@@ -187,7 +187,7 @@ func allScenarios() []*scenario {
 					call("call_read_p", "read_file", o("file_path", "README.md"))),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, inc("opaque_tool_effects")},
+			want: four(pass, pass, pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "parallel-read-first",
@@ -198,7 +198,7 @@ func allScenarios() []*scenario {
 				one(call("", "read_file", o("file_path", "README.md")), search("", cm, "project")),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "store",
@@ -210,7 +210,7 @@ func allScenarios() []*scenario {
 				one(call("call_store_s", mt(cm, "memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
 				say("Stored a note about the ledger."),
 			},
-			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, pass, pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:  "delete",
@@ -222,7 +222,7 @@ func allScenarios() []*scenario {
 				one(call("", mt(cm, "memory_delete"), o("id", "mem_1"))),
 				say("The delete was refused."),
 			},
-			want: checks{pass, pass, pass, fail("destructive_mutation")},
+			want: four(pass, pass, pass, fail("destructive_mutation")),
 		},
 		{
 			name:  "search-global",
@@ -233,7 +233,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_g", cm, "global")),
 				say(answer),
 			},
-			want: checks{pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass},
+			want: four(pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass),
 		},
 		{
 			name:  "search-unscoped",
@@ -243,7 +243,7 @@ func allScenarios() []*scenario {
 				one(search("", cm, nil)),
 				say(answer),
 			},
-			want: checks{pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass},
+			want: four(pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass),
 		},
 		{
 			name:    "search-is-error",
@@ -255,7 +255,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_e", cm, "project")),
 				say("The memory index is unavailable right now."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:    "search-rpc-error",
@@ -267,7 +267,7 @@ func allScenarios() []*scenario {
 				one(search("", cm, "project")),
 				say("The memory search failed."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:    "search-empty",
@@ -279,7 +279,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_z", cm, "project")),
 				say("The project memory has nothing about the release ledger."),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:   "server-fails",
@@ -291,7 +291,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_f", cm, "project")),
 				say("The memory tools are not available."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:    "server-exits",
@@ -302,7 +302,7 @@ func allScenarios() []*scenario {
 				one(search("", cm, nil)),
 				say("The memory tools are not available."),
 			},
-			want: checks{pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), pass},
+			want: four(pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), pass),
 		},
 		{
 			name:   "not-yolo",
@@ -314,7 +314,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_n", cm, "project")),
 				say("The memory tools are not available."),
 			},
-			want: checks{pass, inc("memory_server_unavailable"), inc("search_result_error"), inc("opaque_tool_effects")},
+			want: four(pass, inc("memory_server_unavailable"), inc("search_result_error"), inc("opaque_tool_effects")),
 		},
 		{
 			name:   "trusted-server",
@@ -327,7 +327,7 @@ func allScenarios() []*scenario {
 				one(search("", cm, "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:   "underscore-server",
@@ -339,7 +339,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_u", "cairn_memory", "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:        "api-error-500",
@@ -352,7 +352,7 @@ func allScenarios() []*scenario {
 				httpErr(500, "INTERNAL", "Internal error encountered."),
 			},
 			wantExit: 244,
-			want:     checks{inc("turn_failed"), pass, pass, pass},
+			want:     four(inc("turn_failed"), pass, pass, pass),
 		},
 		{
 			name:     "api-error-400",
@@ -360,7 +360,7 @@ func allScenarios() []*scenario {
 			why:      "no call was made and the turn failed (result status error): absence is not proven, so memory_first and retrieval_result are inconclusive turn_failed; nothing was called: direct_write_boundary passes",
 			main:     []step{httpErr(400, "INVALID_ARGUMENT", "Request contains an invalid argument.")},
 			wantExit: 144,
-			want:     checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
+			want:     four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass),
 		},
 		{
 			name:  "invalid-stream",
@@ -369,7 +369,7 @@ func allScenarios() []*scenario {
 			main: []step{
 				{parts: []part{text("The project memory says")}, noFinish: true},
 			},
-			want: checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
+			want: four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass),
 		},
 		{
 			name:  "no-finish-after-tool",
@@ -380,10 +380,10 @@ func allScenarios() []*scenario {
 				one(search("call_search_nf", cm, "project")),
 				{parts: []part{text(answer)}, noFinish: true},
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 			wantIn: map[string]versionWant{
 				"0.56.0": {
-					want: checks{inc("turn_failed"), pass, pass, pass},
+					want: four(inc("turn_failed"), pass, pass, pass),
 					why:  "0.56.0 does not accept it: it retries (the text of every attempt is printed), then prints the `error` record and result status error, so evidence_complete is inconclusive turn_failed while the observed good project search still passes memory_first and retrieval_result",
 				},
 			},
@@ -397,7 +397,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_m", cm, "project")),
 				{finishReason: "MALFORMED_FUNCTION_CALL", finishMessage: "Malformed function call: print(default_api.mcp_cairn-memory_memory_store(text='Ledger'"},
 			},
-			want: checks{inc("turn_failed"), pass, pass, pass},
+			want: four(inc("turn_failed"), pass, pass, pass),
 		},
 		{
 			name:  "thinking",
@@ -407,7 +407,7 @@ func allScenarios() []*scenario {
 				one(thought("The user asks about the ledger; search the project memory first."), search("call_search_th", cm, "project")),
 				one(thought("The memory has the answer."), text(answer)),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:  "interrupted-text",
@@ -418,7 +418,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_x", cm, "project")),
 				{parts: []part{text("The project memory says the release ledger lives in src/release-ledger.mjs.")}, hang: true},
 			},
-			want: checks{inc("turn_incomplete"), pass, pass, pass},
+			want: four(inc("turn_incomplete"), pass, pass, pass),
 		},
 		{
 			name:    "interrupted-tool",
@@ -430,7 +430,7 @@ func allScenarios() []*scenario {
 				one(search("", cm, "project")),
 				say(answer),
 			},
-			want: checks{inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass},
+			want: four(inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass),
 		},
 		{
 			name:     "turn-limit",
@@ -443,7 +443,7 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			wantExit: 53,
-			want:     checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
+			want:     four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass),
 		},
 		{
 			name:  "invoke-agent",
@@ -458,7 +458,7 @@ func allScenarios() []*scenario {
 				one(search("call_sub_search_a", cm, "project")),
 				one(call("call_sub_done_a", "complete_task", o("result", o("response", "Memory mem_1: the release ledger lives in src/release-ledger.mjs; amounts are integer cents.")))),
 			},
-			want: checks{inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")},
+			want: four(inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")),
 		},
 		{
 			name:         "store-refused",
@@ -471,7 +471,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_r", cm, "project")),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, fail("tool_before_project_search"), pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:         "json-output",

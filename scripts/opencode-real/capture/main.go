@@ -31,7 +31,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,53 +40,6 @@ import (
 	"syscall"
 	"time"
 )
-
-type check struct {
-	State string   `json:"state"`
-	Codes []string `json:"codes"`
-}
-
-type checks struct {
-	EvidenceComplete    check `json:"evidence_complete"`
-	MemoryFirst         check `json:"memory_first"`
-	RetrievalResult     check `json:"retrieval_result"`
-	DirectWriteBoundary check `json:"direct_write_boundary"`
-}
-
-// verdict is one entry of want.json: the report's status, exit code and
-// checks, and for an invalid report (checks null) its error.
-type verdict struct {
-	Status   string  `json:"status"`
-	ExitCode int     `json:"exit_code"`
-	Checks   *checks `json:"checks"`
-	Error    *verr   `json:"error,omitempty"`
-}
-
-// verr is an invalid report's error: its code, the record it was detected
-// at (null for the input as a whole) and where (null when the report names
-// no place).
-type verr struct {
-	Code   string  `json:"code"`
-	Record *int    `json:"record"`
-	Where  *string `json:"where"`
-}
-
-func (c checks) verdict() verdict {
-	v := verdict{Status: "pass", Checks: &c}
-	for _, ch := range []*check{&c.EvidenceComplete, &c.MemoryFirst, &c.RetrievalResult, &c.DirectWriteBoundary} {
-		ch.Codes = append([]string{}, ch.Codes...)
-		sort.Strings(ch.Codes)
-		switch ch.State {
-		case "fail":
-			v.Status, v.ExitCode = "fail", 1
-		case "inconclusive":
-			if v.Status == "pass" {
-				v.Status, v.ExitCode = "inconclusive", 3
-			}
-		}
-	}
-	return v
-}
 
 const apiAddr = "127.0.0.1:18383"
 
@@ -214,26 +166,6 @@ func main() {
 	}
 }
 
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "capture:", err)
-	os.Exit(1)
-}
-
-// onlyLoopback refuses to run when any non-loopback interface is up:
-// opencode must never reach the network.
-func onlyLoopback() error {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return err
-	}
-	for _, i := range ifs {
-		if i.Flags&net.FlagUp != 0 && i.Flags&net.FlagLoopback == 0 {
-			return fmt.Errorf("interface %s is up: run inside `unshare -n` (scripts/opencode-real/run.sh)", i.Name)
-		}
-	}
-	return nil
-}
-
 type result struct {
 	exit        int
 	lines       int
@@ -241,19 +173,6 @@ type result struct {
 	exportLines int
 	requests    int
 	interrupted string
-}
-
-func layWorkDir() error {
-	if err := os.RemoveAll(workDir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(workDir+"/src", 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(workDir+"/README.md", []byte("# demo project\n\nA tiny release ledger.\n"), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(workDir+"/src/release-ledger.mjs", []byte("// amounts are integer cents\nexport function total(xs) { return xs.reduce((a, b) => a + b, 0); }\n"), 0o644)
 }
 
 // config builds opencode.json (the global config, ~/.config/opencode) for a
@@ -673,20 +592,4 @@ func quoteAll(ss []string) []string {
 		}
 	}
 	return out
-}
-
-// updateWant sets one entry of want.json, keeping the others.
-func updateWant(path, key string, v verdict) error {
-	m := map[string]verdict{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	m[key] = v
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

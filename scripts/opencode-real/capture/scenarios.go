@@ -63,7 +63,7 @@ type want struct {
 	why string
 }
 
-func (w *want) verdict() verdict { return w.c.verdict() }
+func (w *want) verdict() verdict { return w.c.Verdict() }
 
 // all is a per-version map with one entry for every version.
 func all[T any](v T) map[string]T { return map[string]T{"": v} }
@@ -118,8 +118,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{pass, pass, pass, pass}, "the one call of its step is a project-scoped cairn-memory_memory_search, completed with a string holding one JSON object {mode: semantic, integer count, array results}; the last record is a step_finish with reason stop and no error record came"},
-				export: want{checks{pass, pass, pass, pass}, "the same call, completed with the same output; the last message is an assistant message with finish stop, time.completed and no error"},
+				run:    want{four(pass, pass, pass, pass), "the one call of its step is a project-scoped cairn-memory_memory_search, completed with a string holding one JSON object {mode: semantic, integer count, array results}; the last record is a step_finish with reason stop and no error record came"},
+				export: want{four(pass, pass, pass, pass), "the same call, completed with the same output; the last message is an assistant message with finish stop, time.completed and no error"},
 			}),
 		},
 		{
@@ -132,8 +132,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")}, "the first call (alone in its step) is bash, an opaque built-in: memory_first fails tool_before_project_search; the later project search has a good result; bash is an opaque effect and there is no mutation"},
-				export: want{checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")}, "the same calls in issue order, the session ended with finish stop"},
+				run:    want{four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")), "the first call (alone in its step) is bash, an opaque built-in: memory_first fails tool_before_project_search; the later project search has a good result; bash is an opaque effect and there is no mutation"},
+				export: want{four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")), "the same calls in issue order, the session ended with finish stop"},
 			}),
 		},
 		{
@@ -141,8 +141,8 @@ func allScenarios() []*scenario {
 			about: "the model answers at once: only text",
 			main:  []step{say(answer)},
 			want: all(wants{
-				run:    want{checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass}, "no call at all on a complete run (last record step_finish stop, no error): memory_first and retrieval_result fail project_search_absent; text is narration, never evidence"},
-				export: want{checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass}, "no tool part and the last message is an assistant message with finish stop, time.completed and no error: absence is proven"},
+				run:    want{four(pass, fail("project_search_absent"), fail("project_search_absent"), pass), "no call at all on a complete run (last record step_finish stop, no error): memory_first and retrieval_result fail project_search_absent; text is narration, never evidence"},
+				export: want{four(pass, fail("project_search_absent"), fail("project_search_absent"), pass), "no tool part and the last message is an assistant message with finish stop, time.completed and no error: absence is proven"},
 			}),
 		},
 		{
@@ -155,12 +155,12 @@ func allScenarios() []*scenario {
 			},
 			want: map[string]wants{
 				"": {
-					run:    want{checks{pass, pass, inc("search_result_error"), pass}, "1.18.33 ends the tool part in state error (the server's text in `error`): an error result, so retrieval_result is inconclusive search_result_error; the first call is still a project search"},
-					export: want{checks{pass, pass, inc("search_result_error"), pass}, "the same error state in the export"},
+					run:    want{four(pass, pass, inc("search_result_error"), pass), "1.18.33 ends the tool part in state error (the server's text in `error`): an error result, so retrieval_result is inconclusive search_result_error; the first call is still a project search"},
+					export: want{four(pass, pass, inc("search_result_error"), pass), "the same error state in the export"},
 				},
 				"1.3.2": {
-					run:    want{checks{pass, pass, inc("search_result_uninterpretable"), pass}, "1.3.2 ends the tool part completed with the server's text `index unavailable` as `output`: not an error result, and not a string holding one JSON object (§5), so retrieval_result is inconclusive search_result_uninterpretable"},
-					export: want{checks{pass, pass, inc("search_result_uninterpretable"), pass}, "the same completed state in the export"},
+					run:    want{four(pass, pass, inc("search_result_uninterpretable"), pass), "1.3.2 ends the tool part completed with the server's text `index unavailable` as `output`: not an error result, and not a string holding one JSON object (§5), so retrieval_result is inconclusive search_result_uninterpretable"},
+					export: want{four(pass, pass, inc("search_result_uninterpretable"), pass), "the same completed state in the export"},
 				},
 			},
 		},
@@ -174,8 +174,8 @@ func allScenarios() []*scenario {
 				say("Stored a note; the delete was refused."),
 			},
 			want: all(wants{
-				run:    want{checks{pass, pass, pass, fail("destructive_mutation", "direct_mutation_unauthorized")}, "memory_store is a capture mutation without --capture-authorized and memory_delete a destructive one, and a refused attempt counts (§6.4): direct_write_boundary fails with both codes; the search is first and good"},
-				export: want{checks{pass, pass, pass, fail("destructive_mutation", "direct_mutation_unauthorized")}, "the same calls in the export"},
+				run:    want{four(pass, pass, pass, fail("destructive_mutation", "direct_mutation_unauthorized")), "memory_store is a capture mutation without --capture-authorized and memory_delete a destructive one, and a refused attempt counts (§6.4): direct_write_boundary fails with both codes; the search is first and good"},
+				export: want{four(pass, pass, pass, fail("destructive_mutation", "direct_mutation_unauthorized")), "the same calls in the export"},
 			}),
 		},
 		{
@@ -186,8 +186,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass}, "the first call is a memory_search whose scope is not project: memory_first fails first_search_not_project_scoped; no project-scoped search on a complete run: retrieval_result fails project_search_absent"},
-				export: want{checks{pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass}, "the same call on a complete session"},
+				run:    want{four(pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass), "the first call is a memory_search whose scope is not project: memory_first fails first_search_not_project_scoped; no project-scoped search on a complete run: retrieval_result fails project_search_absent"},
+				export: want{four(pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass), "the same call on a complete session"},
 			}),
 		},
 		{
@@ -199,8 +199,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{inc("terminal_only_call"), inc("dispatch_order_unknown"), pass, inc("opaque_tool_effects")}, "the step holds two calls, printed in completion order (read first): each is terminal_only_call, and as the step holds the first calls and read is not a project-scoped memory_search, memory_first is dispatch_order_unknown; the search's result is good; read is an opaque effect"},
-				export: want{checks{pass, pass, pass, inc("opaque_tool_effects")}, "the export keeps issue order (search part before read part), so the first call is the project search: memory_first passes; read is an opaque effect"},
+				run:    want{four(inc("terminal_only_call"), inc("dispatch_order_unknown"), pass, inc("opaque_tool_effects")), "the step holds two calls, printed in completion order (read first): each is terminal_only_call, and as the step holds the first calls and read is not a project-scoped memory_search, memory_first is dispatch_order_unknown; the search's result is good; read is an opaque effect"},
+				export: want{four(pass, pass, pass, inc("opaque_tool_effects")), "the export keeps issue order (search part before read part), so the first call is the project search: memory_first passes; read is an opaque effect"},
 			}),
 		},
 		{
@@ -211,8 +211,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{inc("terminal_only_call"), pass, pass, pass}, "two calls in one step are each terminal_only_call, but every call of the step that holds the first calls is a project-scoped memory_search, so memory_first passes whatever their order; both results are good"},
-				export: want{checks{pass, pass, pass, pass}, "every call ordered, both project searches with good results, a complete session"},
+				run:    want{four(inc("terminal_only_call"), pass, pass, pass), "two calls in one step are each terminal_only_call, but every call of the step that holds the first calls is a project-scoped memory_search, so memory_first passes whatever their order; both results are good"},
+				export: want{four(pass, pass, pass, pass), "every call ordered, both project searches with good results, a complete session"},
 			}),
 		},
 		{
@@ -224,8 +224,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{inc("call_input_unknown"), fail("tool_before_project_search"), pass, inc("opaque_tool_effects")}, "the `invalid` part is an attempted call of the tool its input.tool names, web_search, with unknown arguments: call_input_unknown on evidence_complete; it is the first call and no memory tool, so memory_first fails tool_before_project_search whatever its arguments were (§13 turns only a memory search named there into call_input_unknown); the later project search is good; web_search is opaque"},
-				export: want{checks{inc("call_input_unknown"), fail("tool_before_project_search"), pass, inc("opaque_tool_effects")}, "the same parts in the export"},
+				run:    want{four(inc("call_input_unknown"), fail("tool_before_project_search"), pass, inc("opaque_tool_effects")), "the `invalid` part is an attempted call of the tool its input.tool names, web_search, with unknown arguments: call_input_unknown on evidence_complete; it is the first call and no memory tool, so memory_first fails tool_before_project_search whatever its arguments were (§13 turns only a memory search named there into call_input_unknown); the later project search is good; web_search is opaque"},
+				export: want{four(inc("call_input_unknown"), fail("tool_before_project_search"), pass, inc("opaque_tool_effects")), "the same parts in the export"},
 			}),
 		},
 		{
@@ -238,8 +238,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{inc("call_input_unknown"), pass, pass, fail("direct_mutation_unauthorized")}, "the `invalid` part names cairn-memory_memory_store: an attempted capture mutation (§13: it counts as an attempt) without --capture-authorized, so direct_write_boundary fails; its arguments are unknown: call_input_unknown; the first call is a good project search"},
-				export: want{checks{inc("call_input_unknown"), pass, pass, fail("direct_mutation_unauthorized")}, "the same parts in the export"},
+				run:    want{four(inc("call_input_unknown"), pass, pass, fail("direct_mutation_unauthorized")), "the `invalid` part names cairn-memory_memory_store: an attempted capture mutation (§13: it counts as an attempt) without --capture-authorized, so direct_write_boundary fails; its arguments are unknown: call_input_unknown; the first call is a good project search"},
+				export: want{four(inc("call_input_unknown"), pass, pass, fail("direct_mutation_unauthorized")), "the same parts in the export"},
 			}),
 		},
 		{
@@ -252,8 +252,8 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			want: all(wants{
-				run:    want{checks{inc("turn_incomplete"), fail("tool_before_project_search"), inc("turn_incomplete"), inc("opaque_tool_effects", "turn_incomplete")}, "the last record is a step_finish with reason tool-calls (the run ended after a tool-calls step): turn_incomplete; the observed first call is bash, which stays a fail; no project search on an incomplete run: retrieval_result inconclusive turn_incomplete; the rejected bash is an opaque call and the stream cannot let direct_write_boundary pass: inconclusive opaque_tool_effects + turn_incomplete"},
-				export: want{checks{inc("turn_incomplete"), fail("tool_before_project_search"), inc("turn_incomplete"), inc("opaque_tool_effects")}, "the last message is an assistant message with finish tool-calls, not stop: turn_incomplete; bash is first (fail) and opaque; the export shows every state, so its direct_write_boundary is not cut"},
+				run:    want{four(inc("turn_incomplete"), fail("tool_before_project_search"), inc("turn_incomplete"), inc("opaque_tool_effects", "turn_incomplete")), "the last record is a step_finish with reason tool-calls (the run ended after a tool-calls step): turn_incomplete; the observed first call is bash, which stays a fail; no project search on an incomplete run: retrieval_result inconclusive turn_incomplete; the rejected bash is an opaque call and the stream cannot let direct_write_boundary pass: inconclusive opaque_tool_effects + turn_incomplete"},
+				export: want{four(inc("turn_incomplete"), fail("tool_before_project_search"), inc("turn_incomplete"), inc("opaque_tool_effects")), "the last message is an assistant message with finish tool-calls, not stop: turn_incomplete; bash is first (fail) and opaque; the export shows every state, so its direct_write_boundary is not cut"},
 			}),
 		},
 		{
@@ -262,8 +262,8 @@ func allScenarios() []*scenario {
 			main:     []step{httpErr(400, "invalid_request_error", "Request contains an invalid argument.")},
 			wantExit: map[string]int{"": 1, "1.3.2": 0},
 			want: all(wants{
-				run:    want{checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), inc("turn_failed")}, "an error record: turn_failed; no call was made, so absence is not proven: memory_first and retrieval_result inconclusive turn_failed; the run did not complete, so direct_write_boundary cannot pass: inconclusive turn_failed"},
-				export: want{checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass}, "the last message is an assistant message with an `error`: turn_failed, which keeps absence from being proven; nothing was called, and the export hides no call: direct_write_boundary passes"},
+				run:    want{four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), inc("turn_failed")), "an error record: turn_failed; no call was made, so absence is not proven: memory_first and retrieval_result inconclusive turn_failed; the run did not complete, so direct_write_boundary cannot pass: inconclusive turn_failed"},
+				export: want{four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass), "the last message is an assistant message with an `error`: turn_failed, which keeps absence from being proven; nothing was called, and the export hides no call: direct_write_boundary passes"},
 			}),
 		},
 		{
@@ -277,12 +277,12 @@ func allScenarios() []*scenario {
 			interrupt: map[string]time.Duration{"1.3.2": 40 * time.Second},
 			want: map[string]wants{
 				"": {
-					run:    want{checks{inc("turn_failed"), pass, pass, inc("turn_failed")}, "an error record after the retries: turn_failed; the observed first call is a good project search, which stays a pass for memory_first and retrieval_result; the failed run cannot let direct_write_boundary pass: inconclusive turn_failed"},
-					export: want{checks{inc("turn_failed"), pass, pass, pass}, "the last message is an assistant message with an `error`: turn_failed; the good first project search passes; no call is hidden in an export"},
+					run:    want{four(inc("turn_failed"), pass, pass, inc("turn_failed")), "an error record after the retries: turn_failed; the observed first call is a good project search, which stays a pass for memory_first and retrieval_result; the failed run cannot let direct_write_boundary pass: inconclusive turn_failed"},
+					export: want{four(inc("turn_failed"), pass, pass, pass), "the last message is an assistant message with an `error`: turn_failed; the good first project search passes; no call is hidden in an export"},
 				},
 				"1.3.2": {
-					run:    want{checks{inc("turn_incomplete"), pass, pass, inc("turn_incomplete")}, "stopped by SIGINT while retrying: the stream ends with the first step's step_finish, reason tool-calls (the retried step printed nothing, no error record came): turn_incomplete; the observed good first project search passes memory_first and retrieval_result; the interrupted stream cannot let direct_write_boundary pass: inconclusive turn_incomplete"},
-					export: want{checks{inc("turn_incomplete"), pass, pass, pass}, "the last message is an assistant message with no finish, no time.completed and no error: turn_incomplete; the good first search passes; no call is hidden"},
+					run:    want{four(inc("turn_incomplete"), pass, pass, inc("turn_incomplete")), "stopped by SIGINT while retrying: the stream ends with the first step's step_finish, reason tool-calls (the retried step printed nothing, no error record came): turn_incomplete; the observed good first project search passes memory_first and retrieval_result; the interrupted stream cannot let direct_write_boundary pass: inconclusive turn_incomplete"},
+					export: want{four(inc("turn_incomplete"), pass, pass, pass), "the last message is an assistant message with no finish, no time.completed and no error: turn_incomplete; the good first search passes; no call is hidden"},
 				},
 			},
 		},
@@ -295,8 +295,8 @@ func allScenarios() []*scenario {
 				say("The memory tools are not available."),
 			},
 			want: all(wants{
-				run:    want{checks{inc("call_input_unknown"), inc("call_input_unknown"), inc("call_input_unknown"), pass}, "the one call is `invalid`, naming cairn-memory_memory_search with unknown arguments: call_input_unknown on evidence_complete; it never counts as a project search, and as it would decide memory_first (it is the first call) and retrieval_result (there is no other search), both are call_input_unknown instead of a fail; a memory_search attempt is no mutation and no opaque call: direct_write_boundary passes; neither output says the server did not start (§13)"},
-				export: want{checks{inc("call_input_unknown"), inc("call_input_unknown"), inc("call_input_unknown"), pass}, "the same part in the export"},
+				run:    want{four(inc("call_input_unknown"), inc("call_input_unknown"), inc("call_input_unknown"), pass), "the one call is `invalid`, naming cairn-memory_memory_search with unknown arguments: call_input_unknown on evidence_complete; it never counts as a project search, and as it would decide memory_first (it is the first call) and retrieval_result (there is no other search), both are call_input_unknown instead of a fail; a memory_search attempt is no mutation and no opaque call: direct_write_boundary passes; neither output says the server did not start (§13)"},
+				export: want{four(inc("call_input_unknown"), inc("call_input_unknown"), inc("call_input_unknown"), pass), "the same part in the export"},
 			}),
 		},
 		{
@@ -313,9 +313,9 @@ func allScenarios() []*scenario {
 				say("Memory mem_1: the release ledger lives in src/release-ledger.mjs; amounts are integer cents."),
 			},
 			want: all(wants{
-				run:    want{checks{inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")}, "task is opaque and the first call: memory_first fails tool_before_project_search; its sub-agent's calls are in neither output: subagent_evidence_missing on evidence_complete, and on retrieval_result instead of project_search_absent; task is an opaque effect"},
-				export: want{checks{inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")}, "the parent session's export holds the same task part (its metadata names the child session) and nothing of the child's calls"},
-				child:  &want{checks{pass, inc("subagent_evidence_missing"), pass, pass}, "the child session's info.parentID is set: a sub-agent's session, so memory_first is inconclusive subagent_evidence_missing; its own project search has a good result and the child ended with finish stop"},
+				run:    want{four(inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")), "task is opaque and the first call: memory_first fails tool_before_project_search; its sub-agent's calls are in neither output: subagent_evidence_missing on evidence_complete, and on retrieval_result instead of project_search_absent; task is an opaque effect"},
+				export: want{four(inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")), "the parent session's export holds the same task part (its metadata names the child session) and nothing of the child's calls"},
+				child:  &want{four(pass, inc("subagent_evidence_missing"), pass, pass), "the child session's info.parentID is set: a sub-agent's session, so memory_first is inconclusive subagent_evidence_missing; its own project search has a good result and the child ended with finish stop"},
 			}),
 		},
 		{
@@ -328,8 +328,8 @@ func allScenarios() []*scenario {
 			},
 			wantExit: all(130),
 			want: all(wants{
-				run:    want{checks{inc("turn_incomplete"), inc("turn_incomplete"), inc("turn_incomplete"), inc("turn_incomplete")}, "the run stdout ends inside the step (the running search is never printed): turn_incomplete; no call is seen, and absence is not proven on an incomplete run: memory_first and retrieval_result inconclusive turn_incomplete; a call may have been running unseen, so direct_write_boundary cannot pass: inconclusive turn_incomplete"},
-				export: want{checks{inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass}, "the export shows the search part `running`: call_incomplete, and the last assistant message has no finish: turn_incomplete; the first call is that project search (memory_first passes), and it has no result: retrieval_result search_result_missing"},
+				run:    want{four(inc("turn_incomplete"), inc("turn_incomplete"), inc("turn_incomplete"), inc("turn_incomplete")), "the run stdout ends inside the step (the running search is never printed): turn_incomplete; no call is seen, and absence is not proven on an incomplete run: memory_first and retrieval_result inconclusive turn_incomplete; a call may have been running unseen, so direct_write_boundary cannot pass: inconclusive turn_incomplete"},
+				export: want{four(inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass), "the export shows the search part `running`: call_incomplete, and the last assistant message has no finish: turn_incomplete; the first call is that project search (memory_first passes), and it has no result: retrieval_result search_result_missing"},
 			}),
 		},
 		{
@@ -341,8 +341,8 @@ func allScenarios() []*scenario {
 			},
 			wantExit: all(130),
 			want: all(wants{
-				run:    want{checks{inc("turn_incomplete"), pass, pass, inc("turn_incomplete")}, "the stream ends inside the second step (its text part never ended, so it is not printed): turn_incomplete; the observed first call is a good project search (memory_first and retrieval_result pass); the interrupted stream cannot let direct_write_boundary pass: inconclusive turn_incomplete"},
-				export: want{checks{inc("turn_incomplete"), pass, pass, pass}, "the last assistant message has no finish and no time.completed: turn_incomplete; the good first project search passes; every call is in the export, none running"},
+				run:    want{four(inc("turn_incomplete"), pass, pass, inc("turn_incomplete")), "the stream ends inside the second step (its text part never ended, so it is not printed): turn_incomplete; the observed first call is a good project search (memory_first and retrieval_result pass); the interrupted stream cannot let direct_write_boundary pass: inconclusive turn_incomplete"},
+				export: want{four(inc("turn_incomplete"), pass, pass, pass), "the last assistant message has no finish and no time.completed: turn_incomplete; the good first project search passes; every call is in the export, none running"},
 			}),
 		},
 		{
@@ -353,8 +353,8 @@ func allScenarios() []*scenario {
 				{parts: []part{text("The project memory says the release ledger lives in")}, finishReason: "length"},
 			},
 			want: all(wants{
-				run:    want{checks{inc("turn_failed"), pass, pass, inc("turn_failed")}, "the last record is a step_finish whose reason is length, neither stop nor tool-calls: \"another final reason\", turn_failed; the good first project search passes; the stream did not complete, so direct_write_boundary is inconclusive turn_failed"},
-				export: want{checks{inc("turn_incomplete"), pass, pass, pass}, "the last message is an assistant message with finish length and no error: neither complete nor failed, so turn_incomplete (§13's export rule has no \"other reason\" row); the good first project search passes"},
+				run:    want{four(inc("turn_failed"), pass, pass, inc("turn_failed")), "the last record is a step_finish whose reason is length, neither stop nor tool-calls: \"another final reason\", turn_failed; the good first project search passes; the stream did not complete, so direct_write_boundary is inconclusive turn_failed"},
+				export: want{four(inc("turn_incomplete"), pass, pass, pass), "the last message is an assistant message with finish length and no error: neither complete nor failed, so turn_incomplete (§13's export rule has no \"other reason\" row); the good first project search passes"},
 			}),
 		},
 	}

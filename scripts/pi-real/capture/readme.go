@@ -16,15 +16,15 @@ func readmeText() string {
 	for _, s := range allScenarios() {
 		v := s.wantFor("")
 		fmt.Fprintf(&b, "- `%s.jsonl` — %s (exposure %s). pi exit %d. **%s (exit %d%s%s)**: %s.",
-			s.name, s.about, s.exposureName(), s.wantExit, v.Status, v.ExitCode, v.codes(), v.Error.describe(), s.why)
+			s.name, s.about, s.exposureName(), s.wantExit, v.Status, v.ExitCode, codesOf(v), describe(v.Error), s.why)
 		var vs []string
 		for ver := range s.wantIn {
 			vs = append(vs, ver)
 		}
 		sort.Strings(vs)
 		for _, ver := range vs {
-			vv := s.wantIn[ver].want.verdict()
-			fmt.Fprintf(&b, " **In %s: %s (exit %d%s)**: %s.", ver, vv.Status, vv.ExitCode, vv.codes(), s.wantIn[ver].why)
+			vv := s.wantIn[ver].want.Verdict()
+			fmt.Fprintf(&b, " **In %s: %s (exit %d%s)**: %s.", ver, vv.Status, vv.ExitCode, codesOf(vv), s.wantIn[ver].why)
 		}
 		b.WriteString("\n")
 	}
@@ -34,7 +34,7 @@ func readmeText() string {
 
 // codes is "; evidence_complete …, memory_first …" for the checks that are
 // not a pass, "" for none.
-func (v verdict) codes() string {
+func codesOf(v verdict) string {
 	if v.Checks == nil {
 		return ""
 	}
@@ -63,7 +63,7 @@ func (v verdict) codes() string {
 
 // describe is ", CODE at line N[ at WHERE]" for an invalid verdict's error,
 // "" for none.
-func (e *verr) describe() string {
+func describe(e *verr) string {
 	if e == nil {
 		return ""
 	}

@@ -62,12 +62,12 @@ const (
 // wantFor is the verdict for a capture of the given version.
 func (s *scenario) wantFor(version string) verdict {
 	if s.wantErr != nil {
-		return s.wantErr.verdict()
+		return s.wantErr.Verdict()
 	}
 	if vw, ok := s.wantIn[version]; ok {
-		return vw.want.verdict()
+		return vw.want.Verdict()
 	}
-	return s.want.verdict()
+	return s.want.Verdict()
 }
 
 func (s *scenario) serverName() string {
@@ -131,7 +131,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), codemode("call_cm_1", jsSearch+jsReturn)),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:     "memory-first-direct",
@@ -142,7 +142,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), search("call_search_1", "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:     "server-underscore",
@@ -154,7 +154,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_u", "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:     "bash-first",
@@ -166,7 +166,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_b", "project")),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:  "codemode-read-first",
@@ -176,7 +176,7 @@ func allScenarios() []*scenario {
 				one(codemode("call_cm_r", `const readme = await tools.read({ path: "README.md" });`+"\n"+jsSearch+`return { readme, r };`)),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:     "no-call",
@@ -184,14 +184,14 @@ func allScenarios() []*scenario {
 			why:      "no call at all on complete evidence (agent_settled, aborted false; last stopReason stop): memory_first and retrieval_result fail project_search_absent; the first system message_end's toolsAdded names mcp__cairn_memory__memory_search, so the server was available and the fails stand",
 			exposure: "direct",
 			steps:    []step{say(answer)},
-			want:     checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want:     four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:  "no-call-codemode",
 			about: "default codemode exposure; the model answers at once: only text. The memory tools are not declared (only `codemode` is)",
 			why:   "no call on complete evidence: project_search_absent fails; toolsAdded names no memory tool, but tools exposed only through codemode are never declared, which proves nothing (§12): the fails stand",
 			steps: []step{say(answer)},
-			want:  checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want:  four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:     "search-is-error",
@@ -203,7 +203,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_e", "project")),
 				say("The memory index is unavailable right now."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:    "search-is-error-codemode",
@@ -214,7 +214,7 @@ func allScenarios() []*scenario {
 				one(codemode("call_cm_e", jsSearch+jsReturn)),
 				say("The memory index is unavailable right now."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:     "search-rpc-error",
@@ -226,7 +226,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_r", "project")),
 				say("The memory search failed."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:     "thinking",
@@ -237,7 +237,7 @@ func allScenarios() []*scenario {
 				one(reasoning("The user asks about the ledger; search the project memory first."), search("call_search_th", "project")),
 				one(reasoning("The memory has the answer."), text(answer)),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:     "store",
@@ -249,7 +249,7 @@ func allScenarios() []*scenario {
 				one(call("call_store_s", mt("memory_store"), o("text", "Ledger amounts are integer cents.", "scope", "project"))),
 				say("Stored a note about the ledger."),
 			},
-			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, pass, pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:  "delete-codemode",
@@ -259,7 +259,7 @@ func allScenarios() []*scenario {
 				one(codemode("call_cm_d", jsSearch+`const d = await tools.mcp__cairn_memory__memory_delete({ id: "mem_1" });`+"\n"+`return { r, d };`)),
 				say("The delete was refused."),
 			},
-			want: checks{pass, pass, pass, fail("destructive_mutation")},
+			want: four(pass, pass, pass, fail("destructive_mutation")),
 		},
 		{
 			name:     "search-global",
@@ -270,7 +270,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_g", "global")),
 				say(answer),
 			},
-			want: checks{pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass},
+			want: four(pass, fail("first_search_not_project_scoped"), fail("project_search_absent"), pass),
 		},
 		{
 			name:     "parallel-calls",
@@ -282,7 +282,7 @@ func allScenarios() []*scenario {
 					call("call_read_p", "read", o("path", "README.md"))),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, inc("opaque_tool_effects")},
+			want: four(pass, pass, pass, inc("opaque_tool_effects")),
 		},
 		{
 			name:     "api-error-500",
@@ -293,7 +293,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_5", "project")),
 				httpErr(500, "server_error", "The server had an error while processing your request."),
 			},
-			want: checks{inc("turn_failed"), pass, pass, pass},
+			want: four(inc("turn_failed"), pass, pass, pass),
 		},
 		{
 			name:     "api-error-400",
@@ -301,7 +301,7 @@ func allScenarios() []*scenario {
 			why:      "a last assistant stopReason error: turn_failed; no call was made and absence is not proven: memory_first and retrieval_result inconclusive turn_failed; nothing was called: direct_write_boundary passes",
 			exposure: "direct",
 			steps:    []step{httpErr(400, "invalid_request_error", "Invalid request: the mock refuses it.")},
-			want:     checks{inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass},
+			want:     four(inc("turn_failed"), inc("turn_failed"), inc("turn_failed"), pass),
 		},
 		{
 			name:     "server-fails",
@@ -313,7 +313,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_f", "project")),
 				say("The memory tools are not available."),
 			},
-			want: checks{pass, pass, inc("search_result_error"), pass},
+			want: four(pass, pass, inc("search_result_error"), pass),
 		},
 		{
 			name:     "server-fails-no-call",
@@ -322,7 +322,7 @@ func allScenarios() []*scenario {
 			exposure: "direct",
 			mcpCmd:   "/nonexistent/cairn-memory-server",
 			steps:    []step{say("The memory tools are not available.")},
-			want:     checks{pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), pass},
+			want:     four(pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), pass),
 		},
 		{
 			name:   "server-fails-codemode",
@@ -333,7 +333,7 @@ func allScenarios() []*scenario {
 				one(codemode("call_cm_f", jsSearch+jsReturn)),
 				say("The memory tools are not available."),
 			},
-			want: checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want: four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:     "excluded-tool",
@@ -346,7 +346,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_x", "project")),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, fail("tool_before_project_search"), pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:     "sigint-streaming",
@@ -358,7 +358,7 @@ func allScenarios() []*scenario {
 				{parts: []part{text("The project memory says the release ledger lives in src/release-ledger.mjs.")}, hang: true},
 			},
 			wantExit: 130,
-			want:     checks{inc("turn_incomplete"), pass, pass, pass},
+			want:     four(inc("turn_incomplete"), pass, pass, pass),
 		},
 		{
 			name:     "sigint-in-tool",
@@ -371,7 +371,7 @@ func allScenarios() []*scenario {
 				say(answer),
 			},
 			wantExit: 130,
-			want:     checks{inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass},
+			want:     four(inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass),
 		},
 		{
 			name:     "length-tool-call",
@@ -383,7 +383,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_l2", "project")),
 				say(answer),
 			},
-			want: checks{inc("message_aborted"), inc("message_aborted"), pass, pass},
+			want: four(inc("message_aborted"), inc("message_aborted"), pass, pass),
 		},
 		{
 			name:         "tool-search",
@@ -396,7 +396,7 @@ func allScenarios() []*scenario {
 				one(search("call_search_t", "project")),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:         "tool-search-no-call",
@@ -405,7 +405,7 @@ func allScenarios() []*scenario {
 			exposure:     "deferred",
 			defaultTools: []string{"+tool_search"},
 			steps:        []step{say(answer)},
-			want:         checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want:         four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:     "session-file",
@@ -431,7 +431,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), call("call_search_ad", "cairn-memory_memory_search", o("query", "release ledger", "scope", "project"))),
 				say(answer),
 			},
-			want: checks{pass, pass, pass, pass},
+			want: four(pass, pass, pass, pass),
 		},
 		{
 			name:    "adapter-proxy",
@@ -442,7 +442,7 @@ func allScenarios() []*scenario {
 				one(text("Let me search the project memory."), call("call_mcp_ap", "mcp", o("tool", "cairn_memory_memory_search", "args", o("query", "release ledger", "scope", "project")))),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), fail("project_search_absent"), inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), fail("project_search_absent"), inc("opaque_tool_effects")),
 		},
 		{
 			name:    "adapter-namespace-proxy",
@@ -453,7 +453,7 @@ func allScenarios() []*scenario {
 				one(call("call_ns_an", "mcp__cairn_memory", o("tool", "memory_search", "args", o("query", "release ledger", "scope", "project")))),
 				say(answer),
 			},
-			want: checks{pass, fail("tool_before_project_search"), fail("project_search_absent"), inc("opaque_tool_effects")},
+			want: four(pass, fail("tool_before_project_search"), fail("project_search_absent"), inc("opaque_tool_effects")),
 		},
 		{
 			name:    "adapter-script",
@@ -464,7 +464,7 @@ func allScenarios() []*scenario {
 				one(call("call_script_as", "mcpScript", o("code", `const r = await tools.cairn_memory_memory_search({ query: "release ledger", scope: "project" });`+"\n"+`emit(r);`))),
 				say(answer),
 			},
-			want: checks{inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")},
+			want: four(inc("subagent_evidence_missing"), fail("tool_before_project_search"), inc("subagent_evidence_missing"), inc("opaque_tool_effects")),
 		},
 		{
 			name:          "adapter-store",
@@ -477,7 +477,7 @@ func allScenarios() []*scenario {
 				one(call("call_store_as", "cairn-memory_memory_store", o("text", "Ledger amounts are integer cents.", "scope", "project"))),
 				say("Stored a note about the ledger."),
 			},
-			want: checks{pass, pass, pass, fail("direct_mutation_unauthorized")},
+			want: four(pass, pass, pass, fail("direct_mutation_unauthorized")),
 		},
 		{
 			name:          "adapter-no-call",
@@ -486,7 +486,7 @@ func allScenarios() []*scenario {
 			adapter:       true,
 			adapterServer: obj{kv("directTools", true)},
 			steps:         []step{say(answer)},
-			want:          checks{pass, fail("project_search_absent"), fail("project_search_absent"), pass},
+			want:          four(pass, fail("project_search_absent"), fail("project_search_absent"), pass),
 		},
 		{
 			name:          "adapter-api-error-500",
@@ -498,7 +498,7 @@ func allScenarios() []*scenario {
 				one(call("call_search_a5", "cairn-memory_memory_search", o("query", "release ledger", "scope", "project"))),
 				httpErr(500, "server_error", "The server had an error while processing your request."),
 			},
-			want: checks{inc("turn_failed"), pass, pass, pass},
+			want: four(inc("turn_failed"), pass, pass, pass),
 		},
 	}
 }
