@@ -550,3 +550,12 @@ func TestReadersNilReader(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiRowsFit guards the representation: a record type given more
+// members than the reader's array of values holds fails here, not at run
+// time.
+func TestGeminiRowsFit(t *testing.T) {
+	if !normalize.GeminiRowsFit() {
+		t.Error("a Gemini CLI record type has more members than Gemini.values holds")
+	}
+}

@@ -3,3 +3,15 @@ package normalize
 // Record is record, for the external tests: the record on 1-based line n,
 // checked first.
 func (c *Codex) Record(line []byte, n int) error { return c.record(line, n) }
+
+// GeminiRowsFit reports whether every Gemini CLI record type's members fit
+// the reader's fixed array of member values.
+func GeminiRowsFit() bool {
+	var g Gemini
+	for _, r := range geminiRecords {
+		if len(r.members) > len(g.values) {
+			return false
+		}
+	}
+	return true
+}

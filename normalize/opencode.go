@@ -37,6 +37,15 @@ func OpenCodePlaces() []string {
 		ocError, ocText, "step_start", "reasoning"}
 }
 
+// ocReason is what a step_finish's reason says of the run.
+type ocReason uint8
+
+const (
+	ocReasonOther     ocReason = iota // another final reason: a failed run
+	ocReasonStop                      // the run ended normally
+	ocReasonToolCalls                 // another step should have followed
+)
+
 // ocCall is a call of the current step, kept until the step ends: what the
 // engine needs of it, never its id, name or arguments.
 type ocCall struct {
@@ -48,24 +57,34 @@ type ocCall struct {
 // OpenCode feeds the records of an opencode run --format json stream, one
 // at a time, to the engine (SPEC §13).
 type OpenCode struct {
-	record
+	ocParts
 	session lifecycle.Key
 	started bool // a record was read: session is set
+
+	step       []ocCall // the calls of the open step
+	earlier    bool     // a step with calls ended before the open one
+	lastFinish bool     // the last record was a step_finish
+	lastReason ocReason // that step_finish's reason
+	errored    int      // the record of the first error record, 0 for none
+}
+
+// ocParts reads the tool parts both OpenCode inputs hold: the record being
+// read, the call ids seen (a digest each, never the id) and the call refs
+// handed out.
+type ocParts struct {
+	record
 	refs    int
 	callIDs map[lifecycle.Key]struct{}
+	text    textJSON
+}
 
-	step      []ocCall // the calls of the open step
-	earlier   bool     // a step with calls ended before the open one
-	lastType  string   // the last record's type
-	lastStop  string   // the last step_finish's reason
-	errored   int      // the record of the first error record, 0 for none
-	stepCount int
-	text      textJSON
+func newOCParts(e *audit.Engine) ocParts {
+	return ocParts{record: record{engine: e}, callIDs: map[lifecycle.Key]struct{}{}}
 }
 
 // NewOpenCode returns an OpenCode run front end that feeds e.
 func NewOpenCode(e *audit.Engine) *OpenCode {
-	return &OpenCode{record: record{engine: e}, callIDs: map[lifecycle.Key]struct{}{}}
+	return &OpenCode{ocParts: newOCParts(e)}
 }
 
 // Checked takes the record on 1-based line n, checked by a stream.Checker
@@ -84,7 +103,7 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 	switch t {
 	case "step_start", "step_finish", "text", "reasoning", ocToolUse, ocError:
 	default:
-		o.lastType = ""
+		o.lastFinish = false
 		return o.add(audit.Event{Kind: audit.EventUnknown})
 	}
 	if stream.TypeOf(session) != stream.String {
@@ -96,7 +115,7 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 		// Two runs in one file, or a child session's records.
 		return o.invalid(audit.MultipleTurns, "sessionID")
 	}
-	o.lastType = t
+	o.lastFinish = t == "step_finish"
 	if t == ocError {
 		if stream.TypeOf(member(line, v.Root, "error")) != stream.Object {
 			return o.violation(ocError)
@@ -115,14 +134,19 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 		if err := o.endStep(); err != nil {
 			return err
 		}
-		o.stepCount++
 		return o.add(audit.Event{Kind: audit.EventCounted})
 	case "step_finish":
 		reason := field(part, "reason")
 		if stream.TypeOf(reason) != stream.String {
 			return o.violation("step_finish.part.reason")
 		}
-		o.lastStop = string(stream.Unquote(reason))
+		o.lastReason = ocReasonOther
+		switch {
+		case stream.TextIs(reason, "stop"):
+			o.lastReason = ocReasonStop
+		case stream.TextIs(reason, "tool-calls"):
+			o.lastReason = ocReasonToolCalls
+		}
 		if err := o.endStep(); err != nil {
 			return err
 		}
@@ -138,21 +162,7 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 // toolUse takes a tool part in its final state: a call of the open step
 // and its result, given to the engine when the step ends.
 func (o *OpenCode) toolUse(part []byte) error {
-	tool, id, state := field(part, "tool"), field(part, "callID"), field(part, "state")
-	switch {
-	case stream.TypeOf(tool) != stream.String:
-		return o.violation("tool_use.part.tool")
-	case stream.TypeOf(id) != stream.String || len(id) <= 2:
-		return o.violation("tool_use.part.callID")
-	case stream.TypeOf(state) != stream.Object:
-		return o.violation(ocState)
-	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
-	if _, dup := o.callIDs[k]; dup {
-		return o.invalid(audit.DuplicateCallID, "tool_use.part.callID")
-	}
-	o.callIDs[k] = struct{}{}
-	call, result, err := o.callOf(stream.Unquote(tool), state, ocToolUse, ocState)
+	call, result, err := o.toolPart(part, "tool_use.part", ocToolUse)
 	if err != nil {
 		return err
 	}
@@ -160,9 +170,34 @@ func (o *OpenCode) toolUse(part []byte) error {
 	return nil
 }
 
-// callOf reads a tool part, at the place part, and its state, at the place
-// where, into a call and its result (both without their record and ref).
-func (o *OpenCode) callOf(tool, state []byte, part, where string) (audit.Event, audit.Event, error) {
+// toolPart reads a tool part at the place part (its members at part.tool,
+// part.callID and part.state), a call at the place where: its call and
+// result under a new ref, without their record. A call id seen before is
+// duplicate_call_id.
+func (o *ocParts) toolPart(p []byte, part, where string) (audit.Event, audit.Event, error) {
+	tool, id, state := field(p, "tool"), field(p, "callID"), field(p, "state")
+	switch {
+	case stream.TypeOf(tool) != stream.String:
+		return audit.Event{}, audit.Event{}, o.violation(part + ".tool")
+	case stream.TypeOf(id) != stream.String || len(id) <= 2:
+		return audit.Event{}, audit.Event{}, o.violation(part + ".callID")
+	case stream.TypeOf(state) != stream.Object:
+		return audit.Event{}, audit.Event{}, o.violation(part + ".state")
+	}
+	k := lifecycle.KeyOf(stream.Unquote(id))
+	if _, dup := o.callIDs[k]; dup {
+		return audit.Event{}, audit.Event{}, o.invalid(audit.DuplicateCallID, part+".callID")
+	}
+	o.callIDs[k] = struct{}{}
+	call, result, err := o.callOf(stream.Unquote(tool), state, where, part+".state")
+	o.refs++
+	call.Ref, result.Ref = o.refs, o.refs
+	return call, result, err
+}
+
+// callOf reads a tool part's state, at the place stateAt, into a call
+// placed at callAt and its result (both without their record and ref).
+func (o *ocParts) callOf(tool, state []byte, callAt, stateAt string) (audit.Event, audit.Event, error) {
 	var status, input, output, errMsg []byte
 	unknown := false
 	stream.Members(state, func(n, v []byte) bool {
@@ -181,19 +216,19 @@ func (o *OpenCode) callOf(tool, state []byte, part, where string) (audit.Event, 
 		return true
 	})
 	if stream.TypeOf(status) != stream.String {
-		return audit.Event{}, audit.Event{}, o.violation(where + ".status")
+		return audit.Event{}, audit.Event{}, o.violation(stateAt + ".status")
 	}
 	if unknown {
-		o.engine.Note(audit.UnknownField, o.n, where)
+		o.engine.Note(audit.UnknownField, o.n, stateAt)
 	}
-	call := audit.Event{Kind: audit.EventCall, Where: ocToolUse}
+	call := audit.Event{Kind: audit.EventCall, Where: callAt}
 	switch string(tool) {
 	case ocInvalid:
 		// The CLI refused a call of a tool it did not offer and replaced
 		// the input: the tool the model named, its arguments unknown. Only
 		// a search's verdict depends on them (its scope); another call
 		// decides what it decides by its name.
-		o.engine.Note(audit.CallInputUnknown, o.n, part)
+		o.engine.Note(audit.CallInputUnknown, o.n, callAt)
 		if named := field(input, "tool"); stream.TypeOf(named) == stream.String {
 			call.Tool = ocTool(stream.Unquote(named))
 		}
@@ -204,12 +239,12 @@ func (o *OpenCode) callOf(tool, state []byte, part, where string) (audit.Event, 
 		call.HidesCalls = true
 	default:
 		if stream.TypeOf(input) != stream.Object {
-			return audit.Event{}, audit.Event{}, o.violation(where + ".input")
+			return audit.Event{}, audit.Event{}, o.violation(stateAt + ".input")
 		}
 		call.Tool = ocTool(tool)
 		call.ProjectScoped = projectScoped(input)
 	}
-	result := audit.Event{Kind: audit.EventResult, Where: where}
+	result := audit.Event{Kind: audit.EventResult, Where: stateAt}
 	switch {
 	case stream.TextIs(status, "completed"):
 		result.Retrieval = o.text.outputRetrieval(output)
@@ -218,7 +253,7 @@ func (o *OpenCode) callOf(tool, state []byte, part, where string) (audit.Event, 
 	case stream.TextIs(status, "pending"), stream.TextIs(status, "running"):
 		result.Outcome = audit.Unfinished
 	default:
-		o.engine.Note(audit.UnknownField, o.n, where)
+		o.engine.Note(audit.UnknownField, o.n, stateAt)
 		result.Outcome = audit.Unrecognized
 	}
 	if errMsg != nil && !stream.TextIs(status, "completed") {
@@ -266,9 +301,7 @@ func (o *OpenCode) endStep() error {
 	}
 	o.earlier = true
 	for _, c := range calls {
-		o.refs++
-		c.call.Ref, c.call.Record = o.refs, c.record
-		c.result.Ref, c.result.Record = o.refs, c.record
+		c.call.Record, c.result.Record = c.record, c.record
 		if err := o.add(c.call); err != nil {
 			return err
 		}
@@ -293,8 +326,8 @@ func (o *OpenCode) End() error {
 	case o.errored > 0:
 		o.engine.Note(audit.TurnFailed, o.errored, ocError)
 		o.engine.CutWriteBoundary(audit.TurnFailed)
-	case o.lastType == "step_finish" && o.lastStop == "stop":
-	case o.lastType == "step_finish" && o.lastStop != "tool-calls":
+	case o.lastFinish && o.lastReason == ocReasonStop:
+	case o.lastFinish && o.lastReason == ocReasonOther:
 		o.engine.Note(audit.TurnFailed, o.n, ocStepFinish)
 		o.engine.CutWriteBoundary(audit.TurnFailed)
 	default:

@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -38,33 +37,24 @@ func OpenCodeExportPlaces() []string {
 
 // OpenCodeExport feeds an export's messages, one at a time, to the engine.
 type OpenCodeExport struct {
-	engine   *audit.Engine
-	i        int // the message being read
-	refs     int
-	callIDs  map[lifecycle.Key]struct{}
+	ocParts  // its record is the 0-based index of the message being read
 	sawInfo  bool
 	last     int  // the index of the last message, -1 before one
 	complete bool // the last message ended the run normally
 	failed   bool // the last message has an error
-	text     textJSON
-	calls    OpenCode // for callOf's reading of a tool state
 }
 
 // NewOpenCodeExport returns an export front end that feeds e.
 func NewOpenCodeExport(e *audit.Engine) *OpenCodeExport {
-	x := &OpenCodeExport{engine: e, callIDs: map[lifecycle.Key]struct{}{}, last: -1}
-	x.calls.engine = e
-	return x
+	return &OpenCodeExport{ocParts: newOCParts(e), last: -1}
 }
 
-func (x *OpenCodeExport) invalid(code audit.Code, where string) error {
-	return audit.InvalidAt(code, x.i, where, nil)
-}
-
+// add gives the engine ev at the message being read (message 0 included,
+// unlike record.add's JSONL lines).
 func (x *OpenCodeExport) add(ev audit.Event) error {
-	ev.Record = x.i
+	ev.Record = x.n
 	if code := x.engine.Add(ev); code != 0 {
-		return audit.Invalid(code, x.i, nil)
+		return audit.Invalid(code, x.n, nil)
 	}
 	return nil
 }
@@ -94,8 +84,7 @@ func (x *OpenCodeExport) Harness() string { return "opencode" }
 
 // Event takes the message at 0-based index i.
 func (x *OpenCodeExport) Event(v []byte, i int) error {
-	x.i = i
-	x.calls.n = i
+	x.n = i
 	if stream.TypeOf(v) != stream.Object {
 		return x.invalid(audit.SchemaViolation, oxMessage)
 	}
@@ -151,27 +140,10 @@ func (x *OpenCodeExport) part(p []byte, assistant bool) error {
 	case t != "tool":
 		return x.add(audit.Event{Kind: audit.EventUnknown, Where: oxPart})
 	}
-	tool, id, state := field(p, "tool"), field(p, "callID"), field(p, "state")
-	switch {
-	case stream.TypeOf(tool) != stream.String:
-		return x.invalid(audit.SchemaViolation, "messages[].parts[].tool")
-	case stream.TypeOf(id) != stream.String || len(id) <= 2:
-		return x.invalid(audit.SchemaViolation, "messages[].parts[].callID")
-	case stream.TypeOf(state) != stream.Object:
-		return x.invalid(audit.SchemaViolation, oxState)
-	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
-	if _, dup := x.callIDs[k]; dup {
-		return x.invalid(audit.DuplicateCallID, "messages[].parts[].callID")
-	}
-	x.callIDs[k] = struct{}{}
-	call, result, err := x.calls.callOf(stream.Unquote(tool), state, oxPart, oxState)
+	call, result, err := x.toolPart(p, oxPart, oxPart)
 	if err != nil {
 		return err
 	}
-	x.refs++
-	call.Ref, call.Where = x.refs, oxPart
-	result.Ref = x.refs
 	if err := x.add(call); err != nil {
 		return err
 	}
