@@ -14,52 +14,38 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"strings"
 
+	"github.com/cairn-audit/cairn/scripts/genkit"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
-const (
-	maxBytes   = 16 << 20
-	maxRecords = 50_000
-	session    = "ses_dcbf765dcffeU9QLleLPxT4B1t"
-)
+const session = "ses_dcbf765dcffeU9QLleLPxT4B1t"
 
 func main() {
-	size := flag.Int("size", maxBytes-1024, "stop before the output reaches this many bytes")
-	seed := flag.Uint64("seed", 1, "random seed")
 	export := flag.Bool("export", false, "write the export document instead of the run's JSONL")
-	flag.Parse()
-	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
-	g := &gen{w: w, r: rand.New(rand.NewPCG(*seed, *seed)), limit: min(*size, maxBytes-256),
-		export: *export, ms: 1796169308707}
+	out := genkit.Start()
+	defer out.W.Flush()
+	g := &gen{Out: out, export: *export, ms: 1796169308707}
 	g.run()
 }
 
 type gen struct {
-	w       *bufio.Writer
-	r       *rand.Rand
-	export  bool
-	ms      int64 // the clock, in Unix milliseconds
-	ids     int
-	limit   int
-	bytes   int
-	records int
-	calls   int
-	first   bool // a message was written to the export's array
+	*genkit.Out
+	export bool
+	ms     int64 // the clock, in Unix milliseconds
+	ids    int
+	calls  int
+	first  bool // a message was written to the export's array
 }
 
 var o = ordered.O
 
 func (g *gen) tick() int64 {
-	g.ms += int64(3 + g.r.IntN(300))
+	g.ms += int64(3 + g.R.IntN(300))
 	return g.ms
 }
 
@@ -71,24 +57,9 @@ func (g *gen) id(prefix string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s_%09x%03d", prefix, 0x23408a0ce+g.ids, 1)
 	for range 14 {
-		b.WriteByte(letters[g.r.IntN(len(letters))])
+		b.WriteByte(letters[g.R.IntN(len(letters))])
 	}
 	return b.String()
-}
-
-func (g *gen) text(n int) string {
-	words := []string{"release", "ledger", "amounts", "integer", "cents", "the", "project", "memory", "test", "build"}
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(words[g.r.IntN(len(words))])
-		b.WriteByte(' ')
-	}
-	return b.String()
-}
-
-func (g *gen) write(b []byte) {
-	g.w.Write(b)
-	g.bytes += len(b)
 }
 
 func marshal(v any, indent string) []byte {
@@ -118,9 +89,7 @@ type part struct {
 func (g *gen) message(info ordered.Obj, parts []part) {
 	if !g.export {
 		for _, p := range parts {
-			g.write(marshal(o("type", p.record, "timestamp", g.tick(), "sessionID", session, "part", p.run), ""))
-			g.write([]byte{'\n'})
-			g.records++
+			g.Line(marshal(o("type", p.record, "timestamp", g.tick(), "sessionID", session, "part", p.run), ""))
 		}
 		return
 	}
@@ -129,11 +98,11 @@ func (g *gen) message(info ordered.Obj, parts []part) {
 		ps = append(ps, p.export)
 	}
 	if g.first {
-		g.write([]byte(",\n    "))
+		g.Write([]byte(",\n    "))
 	}
 	g.first = true
-	g.write(marshal(o("info", info, "parts", ps), "    "))
-	g.records++
+	g.Write(marshal(o("info", info, "parts", ps), "    "))
+	g.Records++
 }
 
 func tokens(in, out int) ordered.Obj {
@@ -191,7 +160,7 @@ func (g *gen) step(parent, text string, calls [][3]any) {
 // fits reports whether about n more bytes and k more records leave room
 // for the last step and the document's close.
 func (g *gen) fits(n, k int) bool {
-	return g.bytes+n+4096 <= g.limit && g.records+k+8 <= maxRecords
+	return g.Bytes+n+4096 <= g.Limit && g.Records+k+8 <= genkit.MaxRecords
 }
 
 func (g *gen) run() {
@@ -203,9 +172,9 @@ func (g *gen) run() {
 			"summary", o("additions", 0, "deletions", 0, "files", 0), "cost", 0, "tokens", tokens(3600, 87),
 			"permission", []any{o("permission", "question", "pattern", "*", "action", "deny")},
 			"time", o("created", g.ms, "updated", g.ms+1000))
-		g.write([]byte("{\n  \"info\": "))
-		g.write(marshal(info, "  "))
-		g.write([]byte(",\n  \"messages\": [\n    "))
+		g.Write([]byte("{\n  \"info\": "))
+		g.Write(marshal(info, "  "))
+		g.Write([]byte(",\n  \"messages\": [\n    "))
 		id := g.id("prt")
 		g.message(o("role", "user", "time", o("created", g.tick()), "agent", "build",
 			"model", o("providerID", "mock", "modelID", "mock-model"), "summary", o("diffs", []any{}), "id", user, "sessionID", session),
@@ -213,31 +182,31 @@ func (g *gen) run() {
 	}
 	for g.fits(12<<10, 8) {
 		var calls [][3]any
-		for range 1 + g.r.IntN(2) {
-			k := g.r.IntN(10)
+		for range 1 + g.R.IntN(2) {
+			k := g.R.IntN(10)
 			if g.calls == 0 {
 				k = 0 // the memory search comes first
 			}
 			switch {
 			case k < 3:
 				res := marshal(o("mode", "semantic", "count", 1, "results",
-					[]any{o("id", "mem_1", "text", g.text(200+g.r.IntN(600)), "score", 0.91)}), "")
-				calls = append(calls, [3]any{"cairn-memory_memory_search", o("query", g.text(20), "scope", "project"), string(res)})
+					[]any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)}), "")
+				calls = append(calls, [3]any{"cairn-memory_memory_search", o("query", g.Text(20), "scope", "project"), string(res)})
 			case k < 8:
-				calls = append(calls, [3]any{"bash", o("command", "go test ./...", "description", "Run the tests"), g.text(300 + g.r.IntN(4000))})
+				calls = append(calls, [3]any{"bash", o("command", "go test ./...", "description", "Run the tests"), g.Text(300 + g.R.IntN(4000))})
 			default:
 				calls = append(calls, [3]any{"read", o("filePath", "/tmp/cairn-opencode-work/README.md"),
 					"<file>\n00001| # demo project\n</file>"})
 			}
 		}
 		text := ""
-		if g.r.IntN(2) == 0 {
-			text = g.text(20 + g.r.IntN(80))
+		if g.R.IntN(2) == 0 {
+			text = g.Text(20 + g.R.IntN(80))
 		}
 		g.step(user, text, calls)
 	}
 	g.step(user, "Done: the release ledger keeps amounts in integer cents.", nil)
 	if g.export {
-		g.write([]byte("\n  ]\n}\n"))
+		g.Write([]byte("\n  ]\n}\n"))
 	}
 }

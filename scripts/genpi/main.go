@@ -14,38 +14,28 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"strings"
 
+	"github.com/cairn-audit/cairn/scripts/genkit"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
-const (
-	maxBytes   = 16 << 20
-	maxRecords = 50_000
-)
-
 func main() {
-	size := flag.Int("size", maxBytes-1024, "stop before the stream reaches this many bytes")
-	seed := flag.Uint64("seed", 1, "random seed")
 	from := flag.String("system", "testdata/pi/real/1.6.0/memory-first-direct.jsonl",
 		"a real capture whose system message the stream declares")
-	flag.Parse()
+	out := genkit.Start()
+	defer out.W.Flush()
 	system, err := systemMessage(*from)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "genpi:", err)
 		os.Exit(2)
 	}
-	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
-	g := &gen{w: w, r: rand.New(rand.NewPCG(*seed, *seed)), limit: min(*size, maxBytes-256),
-		ms: 1796168516206}
+	g := &gen{Out: out, ms: 1796168516206}
 	g.stream(system)
 }
 
@@ -70,12 +60,8 @@ func systemMessage(path string) (json.RawMessage, error) {
 }
 
 type gen struct {
-	w        *bufio.Writer
-	r        *rand.Rand
+	*genkit.Out
 	ms       int64 // the clock, in Unix milliseconds
-	limit    int
-	bytes    int
-	records  int
 	calls    int
 	turns    int
 	messages []json.RawMessage // what agent_end repeats
@@ -95,25 +81,12 @@ func marshal(v any) json.RawMessage {
 // line writes one record: type, then the members given, as Pi orders them.
 func (g *gen) line(typ string, pairs ...any) {
 	b := marshal(o(append([]any{"type", typ}, pairs...)...))
-	g.w.Write(b)
-	g.w.WriteByte('\n')
-	g.bytes += len(b) + 1
-	g.records++
+	g.Line(b)
 }
 
 func (g *gen) tick() int64 {
-	g.ms += int64(5 + g.r.IntN(400))
+	g.ms += int64(5 + g.R.IntN(400))
 	return g.ms
-}
-
-func (g *gen) text(n int) string {
-	words := []string{"release", "ledger", "amounts", "integer", "cents", "the", "project", "memory", "test", "build"}
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(words[g.r.IntN(len(words))])
-		b.WriteByte(' ')
-	}
-	return b.String()
 }
 
 // message writes message_start and message_end of m and keeps it for
@@ -128,7 +101,7 @@ func (g *gen) message(start, m json.RawMessage) {
 // fits reports whether about n more bytes and k more records leave room
 // for the closing answer, agent_end's repeat of the run and agent_settled.
 func (g *gen) fits(n, k int) bool {
-	return g.bytes+g.repeat+3*n+4096 <= g.limit && g.records+k+12 <= maxRecords
+	return g.Bytes+g.repeat+3*n+4096 <= g.Limit && g.Records+k+12 <= genkit.MaxRecords
 }
 
 func usage(in, out int) any {
@@ -176,7 +149,7 @@ func (g *gen) assistant(text string, calls [][2]any) json.RawMessage {
 	}
 	m := marshal(o(append(append(head, "content", content), append(tail, "usage", usage(1200, 56),
 		"stopReason", stop, "timestamp", t, "responseId", fmt.Sprintf("chatcmpl-mock-%d", g.turns),
-		"rawStopReason", raw, "durationMs", 300+g.r.IntN(500), "thinkingLevel", "off")...)...))
+		"rawStopReason", raw, "durationMs", 300+g.R.IntN(500), "thinkingLevel", "off")...)...))
 	g.line("message_end", "message", m)
 	g.messages = append(g.messages, m)
 	g.repeat += len(m) + 1
@@ -188,7 +161,7 @@ func (g *gen) assistant(text string, calls [][2]any) json.RawMessage {
 func (g *gen) tool(id, name string, args any, output string, mcp bool) json.RawMessage {
 	g.line("tool_execution_start", "toolCallId", id, "toolName", name, "args", args)
 	content := []any{o("type", "text", "text", output)}
-	ms := 3 + g.r.IntN(200)
+	ms := 3 + g.R.IntN(200)
 	var result, details any = o("content", content, "structuredContent", output), nil
 	if mcp {
 		details = o("server", "cairn-memory", "tool", strings.TrimPrefix(name, "mcp__cairn_memory__"))
@@ -220,20 +193,20 @@ func (g *gen) stream(system json.RawMessage) {
 		var calls [][2]any
 		var outputs []string
 		var mcp []bool
-		for range 1 + g.r.IntN(2) {
-			k := g.r.IntN(10)
+		for range 1 + g.R.IntN(2) {
+			k := g.R.IntN(10)
 			if g.calls == 0 {
 				k = 0 // the memory search comes first
 			}
 			switch {
 			case k < 3:
-				calls = append(calls, [2]any{"mcp__cairn_memory__memory_search", o("query", g.text(20), "scope", "project")})
+				calls = append(calls, [2]any{"mcp__cairn_memory__memory_search", o("query", g.Text(20), "scope", "project")})
 				outputs = append(outputs, string(marshal(o("mode", "semantic", "count", 1, "results",
-					[]any{o("id", "mem_1", "text", g.text(200+g.r.IntN(600)), "score", 0.91)}))))
+					[]any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)}))))
 				mcp = append(mcp, true)
 			case k < 8:
 				calls = append(calls, [2]any{"bash", o("command", "go test ./...")})
-				outputs = append(outputs, g.text(300+g.r.IntN(4000)))
+				outputs = append(outputs, g.Text(300+g.R.IntN(4000)))
 				mcp = append(mcp, false)
 			default:
 				calls = append(calls, [2]any{"read", o("path", "README.md")})
@@ -242,7 +215,7 @@ func (g *gen) stream(system json.RawMessage) {
 			}
 		}
 		first := g.calls + 1
-		m := g.assistant(g.text(20+g.r.IntN(80)), calls)
+		m := g.assistant(g.Text(20+g.R.IntN(80)), calls)
 		var results []json.RawMessage
 		for i, c := range calls {
 			results = append(results, g.tool(fmt.Sprintf("call_%06d", first+i), c[0].(string), c[1], outputs[i], mcp[i]))
