@@ -101,7 +101,7 @@ type realSet struct {
 }
 
 // realSets gathers every real capture under testdata/*/real, by format.
-func realSets(t *testing.T) []realSet {
+func realSets(t testing.TB) []realSet {
 	t.Helper()
 	flags := map[string]string{"codex": "codex-jsonl", "claude": "claude-jsonl", "gemini": "gemini-jsonl", "pi": "pi-jsonl", "opencode": "opencode-jsonl"}
 	wants, err := filepath.Glob("../../../testdata/*/real/*/want.json")

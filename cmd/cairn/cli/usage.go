@@ -64,6 +64,7 @@ const (
 	usageRepeatedList                 // --paths-from given twice
 	usageSARIFURIList                 // --sarif-uri with --paths-from
 	usageListTerminal                 // --paths-from - with a terminal on stdin
+	usageReportsTerminal              // eval summarize reading a terminal
 )
 
 // usageRefusal is a Validate error that names its fixed text: the
@@ -139,6 +140,8 @@ func (p usageProblem) text() string {
 		return "flag --sarif-uri names PATH arguments; it cannot be given with --paths-from"
 	case usageListTerminal:
 		return "standard input is a terminal; pipe the list of paths into cairn or give --paths-from a file"
+	case usageReportsTerminal:
+		return "standard input is a terminal; pipe reports into cairn or give their files"
 	}
 	return usageGenericText
 }
