@@ -204,10 +204,17 @@ func (s *summary) writeText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-22s %s\n", name, strings.Join(parts, ", "))
 	}
+	// The counts line up after the longest code a report can hold.
+	width := 0
+	for _, c := range audit.Codes() {
+		if c.Kind() != audit.KindLimitation {
+			width = max(width, len(c.String()))
+		}
+	}
 	label := "codes"
 	for _, c := range audit.Codes() {
 		if n := s.codes[c]; n > 0 {
-			fmt.Fprintf(w, "%-22s %-40s %d\n", label, c, n)
+			fmt.Fprintf(w, "%-22s %-*s %d\n", label, width, c, n)
 			label = ""
 		}
 	}
