@@ -227,9 +227,9 @@ func (c *evalBatchCmd) disabled(e *env, src *pathSource, output string) error {
 func listFailed(e *env, err error) error {
 	var le *listError
 	if !errors.As(err, &le) {
-		le = &listError{problem: listUnreadable, err: err}
+		le = &listError{problem: listUnreadable, cause: cause{err}}
 	}
-	le.write(e.stderr)
+	writeInvalidLine(e.stderr, listWhat, le.text())
 	return statusError(2)
 }
 

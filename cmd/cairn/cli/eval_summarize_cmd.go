@@ -64,12 +64,12 @@ func (c *evalSummarizeCmd) Run(e *env, ctx *kong.Context) error {
 				re = &reportsError{problem: reportsUnreadable}
 			}
 			re.file, re.stdin = i+1, f == "-"
-			re.write(e.stderr)
+			writeInvalidLine(e.stderr, "reports", re.text())
 			return statusError(2)
 		}
 	}
 	if s.reports == 0 {
-		(&reportsError{problem: reportsNone}).write(e.stderr)
+		writeInvalidLine(e.stderr, "reports", (&reportsError{problem: reportsNone}).text())
 		return statusError(2)
 	}
 	if c.JSON {
@@ -92,7 +92,7 @@ func (s *summary) read(stdin io.Reader, name string) error {
 			}
 		}
 		if err != nil {
-			return &reportsError{problem: reportsUnreadable, err: err}
+			return &reportsError{problem: reportsUnreadable, cause: cause{err}}
 		}
 		defer f.Close()
 		r = f
@@ -106,7 +106,7 @@ func (s *summary) read(stdin io.Reader, name string) error {
 		case errors.Is(err, bufio.ErrBufferFull):
 			return &reportsError{problem: reportsNotReport, line: n}
 		case err != nil && err != io.EOF:
-			return &reportsError{problem: reportsUnreadable, err: err}
+			return &reportsError{problem: reportsUnreadable, cause: cause{err}}
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		switch s.add(line) {
@@ -129,18 +129,16 @@ const (
 )
 
 // reportsError is a problem with summarize's input: at line of the
-// file-th file (from 1), or standard input. Its cause, which may name
-// the file, is kept for tests and never printed.
+// file-th file (from 1), or standard input.
 type reportsError struct {
 	problem reportsProblem
 	file    int
 	stdin   bool
 	line    int
-	err     error
+	cause
 }
 
 func (e *reportsError) Error() string { return "reports: " + e.text() }
-func (e *reportsError) Unwrap() error { return e.err }
 
 // text is the fixed line, after "cairn: invalid reports: ".
 func (e *reportsError) text() string {
@@ -157,9 +155,4 @@ func (e *reportsError) text() string {
 		return "no report was read; give summarize the output of eval batch --json"
 	}
 	return where + " could not be opened or read; check that it exists and that cairn may read it"
-}
-
-// write prints the one line of a problem with the reports.
-func (e *reportsError) write(w io.Writer) {
-	fmt.Fprintf(w, "cairn: invalid reports: %s\n", e.text())
 }

@@ -99,16 +99,30 @@ const (
 )
 
 // listError is a problem with the list of paths, at its entry-th entry
-// (from 1; 0 for the list as a whole). Its cause, which may name the
-// file, is kept for tests and never printed.
+// (from 1; 0 for the list as a whole).
 type listError struct {
 	problem listProblem
 	entry   int
-	err     error
+	cause
 }
 
-func (e *listError) Error() string { return "list of paths: " + e.text() }
-func (e *listError) Unwrap() error { return e.err }
+func (e *listError) Error() string { return listWhat + ": " + e.text() }
+
+// listWhat names the list in its problems' lines.
+const listWhat = "list of paths"
+
+// cause is the error behind a problem with what a command reads besides
+// the inputs it audits (a list of paths, reports): kept for tests, never
+// printed, as it may name a file.
+type cause struct{ err error }
+
+func (c cause) Unwrap() error { return c.err }
+
+// writeInvalidLine prints the one fixed line of such a problem: "cairn:
+// invalid WHAT: TEXT".
+func writeInvalidLine(w io.Writer, what, text string) {
+	fmt.Fprintf(w, "cairn: invalid %s: %s\n", what, text)
+}
 
 // text is the fixed line, after "cairn: invalid list of paths: ".
 func (e *listError) text() string {
@@ -123,11 +137,6 @@ func (e *listError) text() string {
 		return "it is empty and no PATH was given, so nothing was audited; check the command that wrote the list"
 	}
 	return "--paths-from could not be opened or read; check that the file exists and that cairn may read it"
-}
-
-// write prints the one line of a problem with the list.
-func (e *listError) write(w io.Writer) {
-	fmt.Fprintf(w, "cairn: invalid list of paths: %s\n", e.text())
 }
 
 // pathList reads the entries of a list of paths one at a time.
@@ -158,7 +167,7 @@ func (l *pathList) next() ([]byte, error) {
 	case errors.Is(err, bufio.ErrBufferFull):
 		return nil, &listError{problem: listLongEntry, entry: l.entry + 1}
 	case err != nil && err != io.EOF:
-		return nil, &listError{problem: listUnreadable, err: err}
+		return nil, &listError{problem: listUnreadable, cause: cause{err}}
 	}
 	l.entry++
 	b = bytes.TrimSuffix(b, []byte{sep})
@@ -211,7 +220,7 @@ func (c *evalBatchCmd) openPathSource(stdin io.Reader) (src *pathSource, close f
 			}
 		}
 		if err != nil {
-			return nil, nil, &listError{problem: listUnreadable, err: err}
+			return nil, nil, &listError{problem: listUnreadable, cause: cause{err}}
 		}
 		r, close = f, func() { f.Close() }
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,14 +115,7 @@ func realSets(t testing.TB) []realSet {
 		if !ok {
 			t.Fatalf("%s: no format for its directory", w)
 		}
-		b, err := os.ReadFile(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want map[string]realVerdict
-		if err := json.Unmarshal(b, &want); err != nil {
-			t.Fatalf("%s: %v", w, err)
-		}
+		want := readVerdicts(t, w)
 		names := make([]string, 0, len(want))
 		for name := range want {
 			names = append(names, name)

@@ -229,46 +229,32 @@ type summaryJSON struct {
 	Reports  int          `json:"reports"`
 	Status   audit.Status `json:"status"`
 	ExitCode int          `json:"exit_code"`
-	Statuses countsJSON   `json:"statuses"`
-	Checks   checksJSON   `json:"checks"`
-	Codes    countsJSON   `json:"codes"`
+	Statuses objectJSON   `json:"statuses"`
+	Checks   objectJSON   `json:"checks"`
+	Codes    objectJSON   `json:"codes"`
 }
 
-// countsJSON is an object of counts whose members keep their order.
-type countsJSON []namedCount
+// objectJSON is a JSON object whose members keep their order: counts,
+// or objects of counts.
+type objectJSON []memberJSON
 
-type namedCount struct {
-	name string
-	n    int
+type memberJSON struct {
+	name  string
+	value any // an int or an objectJSON
 }
 
-func (c countsJSON) MarshalJSON() ([]byte, error) {
+func (o objectJSON) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
-	for i, m := range c {
+	for i, m := range o {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = fmt.Appendf(b, "%q:%d", m.name, m.n)
-	}
-	return append(b, '}'), nil
-}
-
-// checksJSON is the checks' states by check, in report order.
-type checksJSON []namedStates
-
-type namedStates struct {
-	name   string
-	states countsJSON
-}
-
-func (c checksJSON) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, m := range c {
-		if i > 0 {
-			b = append(b, ',')
+		name, _ := json.Marshal(m.name)
+		value, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
 		}
-		states, _ := m.states.MarshalJSON()
-		b = append(fmt.Appendf(b, "%q:", m.name), states...)
+		b = append(append(append(b, name...), ':'), value...)
 	}
 	return append(b, '}'), nil
 }
@@ -277,20 +263,20 @@ func (c checksJSON) MarshalJSON() ([]byte, error) {
 // in the vocabulary's order (SPEC §8).
 func (s *summary) json() summaryJSON {
 	out := summaryJSON{Schema: SummarySchema, Reports: s.reports, Status: s.worst, ExitCode: s.exitCode(),
-		Statuses: countsJSON{}, Checks: checksJSON{}, Codes: countsJSON{}}
+		Statuses: objectJSON{}, Checks: objectJSON{}, Codes: objectJSON{}}
 	for i, st := range summaryStatuses {
-		out.Statuses = append(out.Statuses, namedCount{string(st), s.statuses[i]})
+		out.Statuses = append(out.Statuses, memberJSON{string(st), s.statuses[i]})
 	}
 	for i, name := range audit.CheckNames() {
-		var states countsJSON
+		states := objectJSON{}
 		for j, st := range checkStates {
-			states = append(states, namedCount{string(st), s.checks[i][j]})
+			states = append(states, memberJSON{string(st), s.checks[i][j]})
 		}
-		out.Checks = append(out.Checks, namedStates{name, states})
+		out.Checks = append(out.Checks, memberJSON{name, states})
 	}
 	for _, c := range audit.Codes() {
 		if n := s.codes[c]; n > 0 {
-			out.Codes = append(out.Codes, namedCount{c.String(), n})
+			out.Codes = append(out.Codes, memberJSON{c.String(), n})
 		}
 	}
 	return out
