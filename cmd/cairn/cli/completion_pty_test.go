@@ -376,15 +376,15 @@ func TestCompletionFish(t *testing.T) {
 			"junit\tJUnit XML, a test case per check\n" +
 			"sarif\tSARIF 2.1.0, for code scanning\n" +
 			"text\tthe human report (the default)\n"},
+		{"cairn eval batch --paths-from ", "a file.jsonl\ndir with space/\ntestdata/\n"},
+		{"cairn eval batch --shard ", ""},
+		{"cairn eval summarize ", "a file.jsonl\ndir with space/\ntestdata/\n"},
 		{"cairn eval batch --fail-on ", "fail\texit 1 when a check observed a violation\n" +
 			"inconclusive\texit 3 when the audit is inconclusive\n" +
 			"invalid\texit 2 when the input is invalid\n"},
 		{"cairn eval batch --format ", formatCompletions},
 		{"cairn eval batch --format=t", "--format=trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
 		{"cairn eval batch --json te", "testdata/\n"},
-		{"cairn eval batch --paths-from ", "a file.jsonl\ndir with space/\ntestdata/\n"},
-		{"cairn eval batch --shard ", ""},
-		{"cairn eval summarize ", "a file.jsonl\ndir with space/\ntestdata/\n"},
 		{"cairn explain turn_", "turn_failed\tthe turn ended with turn.failed\n" +
 			"turn_incomplete\tthe export ends without turn.completed or turn.failed (an interrupted run)\n"},
 		{"cairn explain capture_authorization_asserted_", "capture_authorization_asserted_by_caller\tcapture authorization is the caller's assertion, not authenticated consent\n"},
