@@ -1,6 +1,9 @@
 package audit
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Code is one entry of the fixed vocabulary of SPEC §8. Its String is the
 // spec's code; everything a user reads about an input is chosen by Code.
@@ -215,14 +218,35 @@ func Codes() []Code {
 	return cs
 }
 
+// codesByName finds a code by its spec name.
+var codesByName = func() map[string]Code {
+	m := make(map[string]Code, numCodes-1)
+	for c := Code(1); c < numCodes; c++ {
+		m[codeTable[c].name] = c
+	}
+	return m
+}()
+
 // ParseCode finds a code by its spec name.
 func ParseCode(name string) (Code, bool) {
-	for c := Code(1); c < numCodes; c++ {
-		if codeTable[c].name == name {
-			return c, true
-		}
+	c, ok := codesByName[name]
+	return c, ok
+}
+
+// errUnknownCode is UnmarshalText's error for a name of no code: fixed
+// text, never the name.
+var errUnknownCode = errors.New("audit: not the name of a code")
+
+// UnmarshalText reads a code by its spec name, so that a report's JSON
+// decodes back into a Report (cairn eval summarize reads them); any other
+// text is an error.
+func (c *Code) UnmarshalText(b []byte) error {
+	code, ok := codesByName[string(b)]
+	if !ok {
+		return errUnknownCode
 	}
-	return 0, false
+	*c = code
+	return nil
 }
 
 // InputError stops an audit: the input is invalid or unsafe. Its message is

@@ -216,3 +216,13 @@ func (c *Checks) List() [4]NamedCheck {
 		{"direct_write_boundary", c.DirectWriteBoundary},
 	}
 }
+
+// CheckNames are the four checks' names (the members of checks), in
+// report order.
+func CheckNames() []string {
+	var names []string
+	for _, c := range (&Checks{}).List() {
+		names = append(names, c.Name)
+	}
+	return names
+}

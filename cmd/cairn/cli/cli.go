@@ -22,8 +22,9 @@ type cli struct {
 }
 
 type evalCmd struct {
-	Protocol evalProtocolCmd `cmd:"" help:"Audit whether an agent really used its project-memory tools."`
-	Batch    evalBatchCmd    `cmd:"" help:"Audit many inputs of one format in one process, a report per input."`
+	Protocol  evalProtocolCmd  `cmd:"" help:"Audit whether an agent really used its project-memory tools."`
+	Batch     evalBatchCmd     `cmd:"" help:"Audit many inputs of one format in one process, a report per input."`
+	Summarize evalSummarizeCmd `cmd:"" help:"Total the reports of eval batch --json, from any number of shards: by status, check state and code."`
 }
 
 // env is what a command may touch of the process; tests supply their own.

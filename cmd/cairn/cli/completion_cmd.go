@@ -150,7 +150,7 @@ func grammar(root *kong.Node) []cmdNode {
 			case f.IsBool():
 			case f.Enum != "":
 				spec.value, spec.enum = enumValue, strings.Split(f.Enum, ",")
-			case f.PlaceHolder == "PATH":
+			case f.PlaceHolder == "PATH" || f.PlaceHolder == "FILE":
 				spec.value = pathValue
 			default:
 				spec.value = otherValue

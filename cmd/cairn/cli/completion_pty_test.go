@@ -367,7 +367,8 @@ func TestCompletionFish(t *testing.T) {
 	formatCompletions := strings.Join(lines, "")
 	for _, tc := range []struct{ line, want string }{
 		{"cairn eval ", "batch\tAudit many inputs of one format in one process, a report per input\n" +
-			"protocol\tAudit whether an agent really used its project-memory tools\n"},
+			"protocol\tAudit whether an agent really used its project-memory tools\n" +
+			"summarize\tTotal the reports of eval batch --json, from any number of shards: by status, check state and code\n"},
 		{"cairn eval protocol --codex-jsonl ", "a file.jsonl\ndir with space/\ntestdata/\n"},
 		{"cairn eval protocol --j", "--json\tPrint the report as one JSON object (schema cairn.eval.protocol/v1); the same as --output json\n"},
 		{"cairn eval protocol --output ", "github\tGitHub Actions annotations, and a table in GITHUB_STEP_SUMMARY\n" +
@@ -375,6 +376,9 @@ func TestCompletionFish(t *testing.T) {
 			"junit\tJUnit XML, a test case per check\n" +
 			"sarif\tSARIF 2.1.0, for code scanning\n" +
 			"text\tthe human report (the default)\n"},
+		{"cairn eval batch --paths-from ", "a file.jsonl\ndir with space/\ntestdata/\n"},
+		{"cairn eval batch --shard ", ""},
+		{"cairn eval summarize ", "a file.jsonl\ndir with space/\ntestdata/\n"},
 		{"cairn eval batch --fail-on ", "fail\texit 1 when a check observed a violation\n" +
 			"inconclusive\texit 3 when the audit is inconclusive\n" +
 			"invalid\texit 2 when the input is invalid\n"},
@@ -389,7 +393,8 @@ func TestCompletionFish(t *testing.T) {
 			"explain\tExplain a report code and what to do about it\n" +
 			"version\tPrint the version\n"},
 		{"cairn help eval ", "batch\tAudit many inputs of one format in one process, a report per input\n" +
-			"protocol\tAudit whether an agent really used its project-memory tools\n"},
+			"protocol\tAudit whether an agent really used its project-memory tools\n" +
+			"summarize\tTotal the reports of eval batch --json, from any number of shards: by status, check state and code\n"},
 		{"cairn completion ", "bash\nfish\nzsh\n"},
 		{"cairn version -", "-h\tShow context-sensitive help\n--help\tShow context-sensitive help\n" +
 			"--json\tPrint the version as one JSON object\n"},

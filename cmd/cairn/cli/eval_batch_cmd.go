@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/alecthomas/kong"
 
@@ -19,17 +19,28 @@ type evalBatchCmd struct {
 	Report            reportFlags `embed:""`
 	CaptureAuthorized bool        `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
 	Jobs              jobsFlag    `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`
-	Paths             []string    `arg:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
+	PathsFrom         listFlag    `name:"paths-from" placeholder:"FILE" help:"Also audit the paths this file lists, one a line, after the PATH arguments; - reads the list from standard input."`
+	Null              bool        `name:"null" help:"The list of --paths-from is NUL-separated (find -print0), not one path a line."`
+	Shard             shardFlag   `name:"shard" placeholder:"I/N" help:"Audit only the inputs whose position in the list, from 0, is I modulo N (0 <= I < N): N shards' reports together are the whole batch's."`
+	Paths             []string    `arg:"" optional:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
 }
 
 func (c *evalBatchCmd) Help() string {
 	return strings.TrimSpace(`
-Audits each PATH as eval protocol would, in one process, up to --jobs at a
-time. With --json: one report per line, in the order of the paths; line i
-is byte for byte what eval protocol --json prints for the i-th path. Paths
-are never printed: the order is the correlation. Without --json: a line per
-input (its position, status, exit code and the codes of the checks that did
-not pass) and a totals line.
+Audits each PATH, then each path the file of --paths-from lists (one a
+line, or NUL-separated with --null; - reads it from standard input), as
+eval protocol would, in one process, up to --jobs at a time. The list is
+read as the batch goes: it may be as long as you like. With --json: one
+report per line, in the order of the inputs; line i is byte for byte what
+eval protocol --json prints for the i-th input. Paths are never printed:
+the order is the correlation. Without --json: a line per input (its
+position, status, exit code and the codes of the checks that did not
+pass) and a totals line.
+
+--shard I/N audits only the inputs whose position, from 0, is I modulo N:
+the N shards' reports together are exactly the whole batch's, for N jobs
+of a CI matrix or a Kubernetes Indexed Job; 'cairn eval summarize' totals
+their outputs.
 
 Off by default, like eval protocol: the audit runs only when CAIRN_EVAL is
 1, true, yes or on.
@@ -37,25 +48,38 @@ Off by default, like eval protocol: the audit runs only when CAIRN_EVAL is
 Exit code: the worst over all inputs, invalid (2) over fail (1) over
 inconclusive (3) over pass (0); with --fail-on LIST, the worst of the
 outcomes it names, 0 when none. An input that cannot be read is that
-input's invalid report; the batch goes on.
+input's invalid report; the batch goes on. A list that cannot be read, or
+holds an empty entry, stops the batch there: exit 2.
 
 --output sarif, junit or github writes one document for all the inputs,
-in the order of the paths (SARIF: one run; JUnit: a suite per input).
+in the order of the inputs (SARIF: one run; JUnit: a suite per input).
 
 Examples:
   CAIRN_EVAL=1 cairn eval batch --format codex-jsonl runs/*.jsonl
   CAIRN_EVAL=1 cairn eval batch --format claude-jsonl --json --jobs 4 runs/*.jsonl > reports.jsonl
   CAIRN_EVAL=1 cairn eval batch --format codex-jsonl --output junit --fail-on fail runs/*.jsonl > cairn.xml
+  find runs -name '*.jsonl' -print0 |
+    CAIRN_EVAL=1 cairn eval batch --format codex-jsonl --json --paths-from - --null --shard 0/4 > shard-0.jsonl
 
 Run 'cairn explain CODE' for what a report code means and what to do.`)
 }
 
-// Validate refuses standard input.
+// Validate refuses standard input as an input, a batch of no paths and
+// --null without a list; --sarif-uri names PATH arguments only (a list's
+// length is known only once it is read).
 func (c *evalBatchCmd) Validate() error {
 	for _, p := range c.Paths {
 		if p == "-" {
 			return usageRefusal(usageBatchStdin)
 		}
+	}
+	switch {
+	case len(c.Paths) == 0 && !c.PathsFrom.set:
+		return usageRefusal(usageNoPaths)
+	case c.Null && !c.PathsFrom.set:
+		return usageRefusal(usageNullWithoutList)
+	case c.PathsFrom.set && len(c.Report.SARIFURI) > 0:
+		return usageRefusal(usageSARIFURIList)
 	}
 	return c.Report.validate(c.JSON, len(c.Paths))
 }
@@ -86,54 +110,62 @@ func (j *jobsFlag) Decode(ctx *kong.DecodeContext) error {
 }
 
 // jobs is how many inputs to audit at a time: --jobs, or one per CPU, and
-// never more than there are inputs or maxJobs.
+// never more than maxJobs or, without a list, than there are inputs.
 func (c *evalBatchCmd) jobs() int {
 	n := int(c.Jobs)
 	if n == 0 {
 		n = runtime.NumCPU()
 	}
-	return max(1, min(n, maxJobs, len(c.Paths)))
+	if !c.PathsFrom.set {
+		n = min(n, len(c.Paths))
+	}
+	return max(1, min(n, maxJobs))
 }
 
-func (c *evalBatchCmd) Run(e *env) error {
+func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
+	if c.PathsFrom.path == "-" && isTerminal(e.stdin) {
+		writeUsage(e.stderr, usageProblem{kind: usageListTerminal, node: ctx.Selected()})
+		return statusError(2)
+	}
+	src, closeList, err := c.openPathSource(e.stdin)
+	if err != nil {
+		return listFailed(e, err)
+	}
+	defer closeList()
 	output := c.Report.output(c.JSON)
 	if !gateOn(e.getenv("CAIRN_EVAL")) {
-		status := 0
-		switch output {
-		case "json":
-			for range c.Paths {
-				writeJSON(e.stdout, audit.DisabledReport())
-			}
-		case "text":
-			fmt.Fprintln(e.stdout, "cairn eval batch: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
-		default:
-			doc, _ := openDocument(e, output, nil)
-			doc.Disabled(len(c.Paths), disabledNotice)
-			status = doc.finish(e, 0)
-		}
-		fmt.Fprintln(e.stderr, disabledNotice)
-		return statusError(status)
+		return c.disabled(e, src, output)
 	}
 	jobs := c.jobs()
 	memoryLimit(e, jobs)
 	opts := protocol.Options{Format: c.Format, CaptureAuthorized: c.CaptureAuthorized}
-	doc, _ := openDocument(e, output, c.Report.SARIFURI)
+	// The document is opened with the first report, or at the end: a list
+	// with nothing to audit prints nothing on stdout.
+	var doc *document
+	openDoc := func() {
+		if doc == nil && output != "json" && output != "text" {
+			doc, _ = openDocument(e, output, c.Report.SARIFURI)
+		}
+	}
 	totals := map[audit.Status]int{}
 	// worst is the batch's status (SPEC §10), failing the worst of the
 	// outcomes that exit non-zero (--fail-on): the process's exit.
 	worst, failing := audit.StatusPass, audit.StatusPass
 	var hints batchHints
-	err := auditInOrder(c.Paths, jobs, opts, func(i int, rep *audit.Report) {
+	audited := 0
+	listErr, err := auditInOrder(src, jobs, opts, func(pos int, rep *audit.Report) {
+		openDoc()
 		switch {
 		case output == "json":
 			writeJSON(e.stdout, rep)
 		case doc != nil:
-			doc.input(i+1, rep)
+			doc.input(pos, rep)
 		default:
-			fmt.Fprintln(e.stdout, batchLine(i+1, rep))
+			fmt.Fprintln(e.stdout, batchLine(pos, rep))
 		}
+		audited++
 		totals[rep.Status]++
-		hints.add(i+1, rep.LooksLike())
+		hints.add(pos, rep.LooksLike())
 		if rep.Status.Precedence() > worst.Precedence() {
 			worst = rep.Status
 		}
@@ -144,6 +176,11 @@ func (c *evalBatchCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	var le *listError
+	if errors.As(listErr, &le) && le.problem == listNothing {
+		return listFailed(e, listErr)
+	}
+	openDoc()
 	hints.write(e.stderr)
 	status := failing.ExitCode()
 	switch {
@@ -151,62 +188,110 @@ func (c *evalBatchCmd) Run(e *env) error {
 		doc.Close()
 		status = doc.finish(e, status)
 	case output == "text":
-		fmt.Fprintf(e.stdout, "total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)\n", len(c.Paths),
+		fmt.Fprintf(e.stdout, "total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)\n", audited,
 			totals[audit.StatusPass], totals[audit.StatusFail], totals[audit.StatusInconclusive], totals[audit.StatusInvalid], worst.ExitCode())
+	}
+	if listErr != nil {
+		return listFailed(e, listErr)
 	}
 	return statusError(status)
 }
 
-// auditInOrder audits paths with up to jobs at a time and hands each report
-// to emit in the order of the paths. At most jobs audits run and at most
-// jobs reports wait for an earlier one, so memory does not grow with the
-// number of inputs.
-func auditInOrder(paths []string, jobs int, opts protocol.Options, emit func(int, *audit.Report)) error {
+// disabled is the batch with the gate off: the disabled envelope once per
+// input of the shard (so that line i still belongs to its input), or one
+// line. The list is read, to count them and to refuse a bad list as with
+// the gate on; no input it names is opened.
+func (c *evalBatchCmd) disabled(e *env, src *pathSource, output string) error {
+	n := 0
+	if _, err := src.each(func(batchInput) { n++ }); err != nil {
+		return listFailed(e, err)
+	}
+	status := 0
+	switch output {
+	case "json":
+		for range n {
+			writeJSON(e.stdout, audit.DisabledReport())
+		}
+	case "text":
+		fmt.Fprintln(e.stdout, "cairn eval batch: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
+	default:
+		doc, _ := openDocument(e, output, nil)
+		doc.Disabled(n, disabledNotice)
+		status = doc.finish(e, 0)
+	}
+	fmt.Fprintln(e.stderr, disabledNotice)
+	return statusError(status)
+}
+
+// listFailed prints the line of a problem with the list of paths: exit 2.
+func listFailed(e *env, err error) error {
+	var le *listError
+	if !errors.As(err, &le) {
+		le = &listError{problem: listUnreadable, cause: cause{err}}
+	}
+	writeInvalidLine(e.stderr, listWhat, le.text())
+	return statusError(2)
+}
+
+// auditInOrder audits the shard's inputs of src with up to jobs at a time
+// and hands each report to emit, with its input's position from 1, in
+// the order of the list. The list is read on a goroutine of its own, at
+// most jobs entries ahead; at most jobs audits run and at most jobs
+// reports wait for an earlier one, so memory does not grow with the
+// number of inputs. listErr is the list's problem, after the reports of
+// the inputs before it; err is an audit's (an unknown format).
+func auditInOrder(src *pathSource, jobs int, opts protocol.Options, emit func(int, *audit.Report)) (listErr, err error) {
 	type done struct {
-		i   int
-		rep *audit.Report
-		err error
+		seq, pos int
+		rep      *audit.Report
+		err      error
 	}
+	inputs := make(chan batchInput, jobs)
+	go func() {
+		defer close(inputs)
+		_, listErr = src.each(func(in batchInput) { inputs <- in })
+	}()
 	results := make(chan done, jobs)
-	slots := make(chan struct{}, jobs) // one per audit running or report waiting
-	next := 0
-	pending := map[int]*audit.Report{}
-	var wg sync.WaitGroup
-	var firstErr error
-	start := 0
-	for emitted := 0; emitted < len(paths); {
-		// Start audits while there is a free slot.
-		for start < len(paths) && len(slots) < cap(slots) {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				rep, err := protocol.AuditFile(paths[i], opts)
-				results <- done{i, rep, err}
-			}(start)
-			start++
+	busy := 0 // audits running or reports waiting: at most jobs
+	pending := map[int]done{}
+	started, next := 0, 0
+	for in := inputs; in != nil || next < started; {
+		var take <-chan batchInput
+		if in != nil && busy < jobs {
+			take = in
 		}
-		d := <-results
-		if d.err != nil && firstErr == nil {
-			firstErr = d.err
-		}
-		pending[d.i] = d.rep
-		for {
-			rep, ok := pending[next]
+		select {
+		case bi, ok := <-take:
 			if !ok {
-				break
+				in = nil // listErr is set: the goroutine wrote it before closing
+				continue
 			}
-			delete(pending, next)
-			<-slots
-			if rep != nil {
-				emit(next, rep)
+			busy++
+			go func(seq int) {
+				rep, err := protocol.AuditFile(bi.path, opts)
+				results <- done{seq, bi.pos, rep, err}
+			}(started)
+			started++
+		case d := <-results:
+			pending[d.seq] = d
+			for {
+				d, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				busy--
+				next++
+				if d.err != nil && err == nil {
+					err = d.err
+				}
+				if d.rep != nil {
+					emit(d.pos+1, d.rep)
+				}
 			}
-			next++
-			emitted++
 		}
 	}
-	wg.Wait()
-	return firstErr
+	return listErr, err
 }
 
 // batchLine is an input's line in the human batch report: fixed texts,

@@ -166,6 +166,22 @@ func TestPrivacyArgumentsNotEchoed(t *testing.T) {
 	}
 	missing := filepath.Join(tmp, g.c(), g.c()+".jsonl")
 	c := g.c
+	// Lists of paths that name canaries: missing files, then each problem
+	// a list can have (an empty line, a NUL in a line, an entry too long).
+	list := func(entries ...string) string {
+		f := filepath.Join(tmp, g.c()+".txt")
+		if err := os.WriteFile(f, []byte(strings.Join(entries, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	missingList := list(missing, c()+"/"+c(), real, link, "")
+	blankList := list(missing, "", c())
+	nulList := list(missing, c()+"\x00"+c())
+	longList := list(missing, strings.Repeat(c(), maxListEntry/20+1))
+	batch := func(args ...string) []string {
+		return append([]string{"eval", "batch", "--format", "codex-jsonl"}, args...)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -189,6 +205,20 @@ func TestPrivacyArgumentsNotEchoed(t *testing.T) {
 		{"gate off", []string{"eval", "protocol", "--codex-jsonl", missing}, "0", 0},
 		{"gate off json", []string{"eval", "protocol", "--json", "--codex-jsonl", missing}, "off", 0},
 		{"explain unknown", []string{"explain", c()}, "", 2},
+		{"batch list of missing paths", batch("--paths-from", missingList), "1", 2},
+		{"batch list of missing paths json", batch("--json", "--paths-from", missingList, missing), "1", 2},
+		{"batch list of missing paths sarif", batch("--output", "sarif", "--paths-from", missingList), "1", 2},
+		{"batch list with a blank line", batch("--paths-from", blankList), "1", 2},
+		{"batch list with a NUL", batch("--json", "--paths-from", nulList), "1", 2},
+		{"batch list with a long entry", batch("--paths-from", longList), "1", 2},
+		{"batch list nul-separated", batch("--paths-from", missingList, "--null"), "1", 2},
+		{"batch missing list", batch("--paths-from", missing), "1", 2},
+		{"batch directory list", batch("--paths-from", tmp), "1", 2},
+		{"batch missing list gate off", batch("--json", "--paths-from", missing), "0", 2},
+		{"batch list gate off", batch("--json", "--paths-from", missingList), "0", 0},
+		{"batch two lists", batch("--paths-from", missingList, "--paths-from", c()), "1", 2},
+		{"batch shard canary", batch("--shard", c(), missing), "1", 2},
+		{"batch shard of a canary", batch("--shard=1/"+c(), missing), "1", 2},
 	}
 	leaks := g.windows(privWindow)
 	for _, tc := range tests {

@@ -85,14 +85,7 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 	for _, w := range dirs {
 		dir := filepath.Dir(w)
 		version := filepath.Base(dir)
-		b, err := os.ReadFile(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want map[string]realVerdict
-		if err := json.Unmarshal(b, &want); err != nil {
-			t.Fatalf("%s: %v", w, err)
-		}
+		want := readVerdicts(t, w)
 		streams, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		exports, _ := filepath.Glob(filepath.Join(dir, "*.export.json"))
 		for _, s := range append(streams, exports...) {
@@ -141,6 +134,20 @@ func runRealCaptures(t *testing.T, root, flag string, need []string) {
 			})
 		}
 	}
+}
+
+// readVerdicts reads a want.json: the verdict of each capture, by name.
+func readVerdicts(t testing.TB, path string) map[string]realVerdict {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]realVerdict
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return want
 }
 
 // TestRealClaudeCaptures is TestRealCodexCaptures for the streams printed

@@ -132,7 +132,7 @@ func TestSchemaRejects(t *testing.T) {
 	}
 }
 
-func mustAbs(t *testing.T, p string) string {
+func mustAbs(t testing.TB, p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		t.Fatal(err)

@@ -57,12 +57,19 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 //	gen size N FILE        a valid codex export padded to exactly N bytes
 //	gen utf16le FILE       the seed control re-encoded as UTF-16LE with a BOM
 //	gen utf16nobom FILE    the same without the BOM (NUL bytes only)
+//	gen nul FILE WORD...   the words, each followed by a NUL byte (a list for --null)
 func genCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: gen records|events|size N FILE | gen utf16le|utf16nobom FILE")
+		ts.Fatalf("usage: gen records|events|size N FILE | gen utf16le|utf16nobom FILE | gen nul FILE WORD...")
 	}
 	var b []byte
 	switch args[0] {
+	case "nul":
+		for _, w := range args[2:] {
+			b = append(append(b, w...), 0)
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o666))
+		return
 	case "records", "events", "size":
 		if len(args) != 3 {
 			ts.Fatalf("usage: gen %s N FILE", args[0])

@@ -58,6 +58,13 @@ const (
 	usageSARIFURIOutput               // --sarif-uri without --output sarif
 	usageSARIFURICount                // --sarif-uri not once per input
 	usageJSONAndOutput                // --json and --output together
+	usageNoPaths                      // eval batch with no PATH and no --paths-from
+	usageBadShard                     // --shard not I/N with 0 <= I < N
+	usageNullWithoutList              // --null without --paths-from
+	usageRepeatedList                 // --paths-from given twice
+	usageSARIFURIList                 // --sarif-uri with --paths-from
+	usageListTerminal                 // --paths-from - with a terminal on stdin
+	usageReportsTerminal              // eval summarize reading a terminal
 )
 
 // usageRefusal is a Validate error that names its fixed text: the
@@ -121,6 +128,20 @@ func (p usageProblem) text() string {
 		return "give --sarif-uri once for each input, in the order of the inputs"
 	case usageJSONAndOutput:
 		return "--json is --output json; give only one of them"
+	case usageNoPaths:
+		return "give the files to audit: PATH arguments, --paths-from FILE, or both"
+	case usageBadShard:
+		return "flag --shard must be I/N, two whole numbers with 0 <= I < N"
+	case usageNullWithoutList:
+		return "flag --null says how the list of --paths-from is separated; give it with --paths-from"
+	case usageRepeatedList:
+		return "flag --paths-from was given more than once; give one list"
+	case usageSARIFURIList:
+		return "flag --sarif-uri names PATH arguments; it cannot be given with --paths-from"
+	case usageListTerminal:
+		return "standard input is a terminal; pipe the list of paths into cairn or give --paths-from a file"
+	case usageReportsTerminal:
+		return "standard input is a terminal; pipe reports into cairn or give their files"
 	}
 	return usageGenericText
 }

@@ -38,6 +38,7 @@ func TestUsageText(t *testing.T) {
 		failOn      = "flag --fail-on takes a comma-separated list of fail, inconclusive and invalid"
 		sarifOutput = "flag --sarif-uri names an input in a SARIF report; give it with --output sarif"
 		sarifCount  = "give --sarif-uri once for each input, in the order of the inputs"
+		shard       = "flag --shard must be I/N, two whole numbers with 0 <= I < N"
 	)
 	tests := []struct {
 		name string
@@ -45,11 +46,11 @@ func TestUsageText(t *testing.T) {
 		msg  string
 		help string
 	}{
-		{"eval alone", []string{"eval"}, "missing command; give one of protocol, batch", eval},
+		{"eval alone", []string{"eval"}, "missing command; give one of protocol, batch, summarize", eval},
 		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, explain, version, completion, help", root},
 		{"command typo", []string{"explian", "x"}, "unknown command; did you mean explain?", root},
 		{"command case", []string{"VERSION"}, "unknown command; did you mean version?", root},
-		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch", eval},
+		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch, summarize", eval},
 		{"subcommand typo", []string{"eval", "protocl", "--json"}, "unknown command; did you mean protocol?", eval},
 		{"unknown flag", p("--codex-jsonl", "-", "--Secret"), "unknown flag", protocol},
 		{"unknown flag with value", p("--destination=/Home/Alice/Secret.json", "--codex-jsonl", "-"), "unknown flag", protocol},
@@ -99,6 +100,19 @@ func TestUsageText(t *testing.T) {
 		{"jobs negative", b("--jobs=-1"), jobs, batch},
 		{"jobs not a number", b("--jobs", "Secret"), jobs, batch},
 		{"jobs with a space", b("--jobs", " 4"), jobs, batch},
+		{"shard of none", b("--shard", "1/0"), shard, batch},
+		{"shard past the last", b("--shard", "3/3"), shard, batch},
+		{"shard negative", b("--shard=-1/2"), shard, batch},
+		{"shard words", b("--shard", "a/b"), shard, batch},
+		{"shard without N", b("--shard", "1"), shard, batch},
+		{"shard past int", b("--shard", "0/9223372036854775808"), shard, batch},
+		{"shard with a sign", b("--shard", "+0/2"), shard, batch},
+		{"shard needs a value", []string{"eval", "batch", "--format", "codex-jsonl", "a.jsonl", "--shard"}, "flag --shard needs a value", batch},
+		{"null without a list", b("--null"), "flag --null says how the list of --paths-from is separated; give it with --paths-from", batch},
+		{"two lists", b("--paths-from", "a", "--paths-from", "Secret"), "flag --paths-from was given more than once; give one list", batch},
+		{"sarif-uri with a list", b("--output", "sarif", "--sarif-uri", "Secret", "--paths-from", "list"), "flag --sarif-uri names PATH arguments; it cannot be given with --paths-from", batch},
+		{"summarize unknown flag", []string{"eval", "summarize", "--Secret"}, "unknown flag", "Run 'cairn eval summarize --help' for usage."},
+		{"batch without paths", []string{"eval", "batch", "--format", "codex-jsonl"}, "give the files to audit: PATH arguments, --paths-from FILE, or both", batch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -187,6 +201,17 @@ func usageCases() []usageCase {
 		u("batch jobs word", a("eval", "batch", "--format", "codex-jsonl", "--jobs", "C", "a.jsonl")),
 		u("batch jobs attached", a("eval", "batch", "--format", "codex-jsonl", "--jobs=C", "a.jsonl")),
 		u("batch jobs digits then word", a("eval", "batch", "--format", "codex-jsonl", "--jobs=99999999999999999999C", "a.jsonl")),
+		u("batch shard word", a("eval", "batch", "--format", "codex-jsonl", "--shard", "C", "a.jsonl")),
+		u("batch shard of a word", a("eval", "batch", "--format", "codex-jsonl", "--shard=0/C", "a.jsonl")),
+		u("batch shard word of", a("eval", "batch", "--format", "codex-jsonl", "--shard", "C/2", "a.jsonl")),
+		u("batch two lists", a("eval", "batch", "--format", "codex-jsonl", "--paths-from", "C", "--paths-from=C")),
+		u("batch null and a word", a("eval", "batch", "--format", "codex-jsonl", "--null", "C")),
+		u("summarize long flag", a("eval", "summarize", "--C", "a.jsonl")),
+		u("summarize json value", a("eval", "summarize", "--json=C")),
+		{name: "summarize missing file", args: a("eval", "summarize", "C/C.jsonl"), gate: "", exit: 2},
+		{name: "summarize missing second file", args: a("eval", "summarize", "--json", "/dev/null", "C"), gate: "1", exit: 2},
+		{name: "batch missing list", args: a("eval", "batch", "--format", "codex-jsonl", "--paths-from", "C/C.txt"), gate: "1", exit: 2},
+		{name: "batch missing list gate off", args: a("eval", "batch", "--format", "codex-jsonl", "--json", "--paths-from=C"), gate: "", exit: 2},
 		{name: "explain unknown code", args: a("explain", "C"), exit: 2},
 		{name: "explain unknown code after --", args: a("explain", "--", "C"), exit: 2},
 		{name: "explain code then help", args: a("explain", "C", "--help"), exit: 0},
