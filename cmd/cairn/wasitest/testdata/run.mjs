@@ -1,0 +1,36 @@
+// run.mjs WASM JOBS: runs the WASI module WASM once per job of the JSON
+// file JOBS under Node's node:wasi, compiling it once, and prints the exit
+// codes as one JSON array. A job is {"args": [...], "env": {...},
+// "cwd": DIR, "stdin": PATH, "-" or null, "stdout": PATH, "stderr": PATH};
+// the module sees the host's file system at / and the working directory
+// cwd. Node's own warnings (node:wasi is experimental) go to Node's
+// stderr, never to a job's; run it with --no-warnings --expose-gc.
+import { WASI } from 'node:wasi';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+
+const [wasmPath, jobsPath] = process.argv.slice(2);
+const mod = await WebAssembly.compile(readFileSync(wasmPath));
+const jobs = JSON.parse(readFileSync(jobsPath, 'utf8'));
+const codes = [];
+for (const job of jobs) {
+  // "-" is this process's own standard input (a pipe, for one job).
+  const stdin = job.stdin === '-' ? 0 : openSync(job.stdin ?? '/dev/null', 'r');
+  const stdout = openSync(job.stdout, 'w');
+  const stderr = openSync(job.stderr, 'w');
+  const wasi = new WASI({
+    version: 'preview1',
+    args: ['cairn', ...job.args],
+    env: { ...job.env, PWD: job.cwd },
+    preopens: { '/': '/' },
+    stdin, stdout, stderr,
+    returnOnExit: true,
+  });
+  const inst = await WebAssembly.instantiate(mod, wasi.getImportObject());
+  codes.push(wasi.start(inst));
+  for (const fd of [stdin, stdout, stderr]) if (fd > 2) closeSync(fd);
+  // Instances that ran are garbage, but Node 20 collects their memories
+  // too late: without a collection now and then it runs out of address
+  // space after some 40 runs and dies of SIGSEGV. (--expose-gc gives gc.)
+  if (codes.length % 16 === 0) globalThis.gc?.();
+}
+process.stdout.write(JSON.stringify(codes) + '\n');
