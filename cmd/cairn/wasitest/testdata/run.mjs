@@ -4,7 +4,9 @@
 // "cwd": DIR, "stdin": PATH, "-" or null, "stdout": PATH, "stderr": PATH};
 // the module sees the host's file system at / and the working directory
 // cwd. Node's own warnings (node:wasi is experimental) go to Node's
-// stderr, never to a job's; run it with --no-warnings --expose-gc.
+// stderr, never to a job's; run it with --no-warnings --expose-gc. With
+// CAIRN_WASI_TIMES set it prints each job's wall time on its stderr
+// (scripts/wasm-bench.sh).
 import { WASI } from 'node:wasi';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 
@@ -26,7 +28,9 @@ for (const job of jobs) {
     returnOnExit: true,
   });
   const inst = await WebAssembly.instantiate(mod, wasi.getImportObject());
+  const start = performance.now();
   codes.push(wasi.start(inst));
+  if (process.env.CAIRN_WASI_TIMES) process.stderr.write(`job ${codes.length - 1}: ${(performance.now() - start).toFixed(1)} ms\n`);
   for (const fd of [stdin, stdout, stderr]) if (fd > 2) closeSync(fd);
   // Instances that ran are garbage, but Node 20 collects their memories
   // too late: without a collection now and then it runs out of address
