@@ -428,3 +428,31 @@ func TestGuardLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentLimitOnEveryByte puts the 16 MiB limit on each byte of a
+// small document in turn (white space before it fills the rest): each is
+// input_too_large, never a panic, and the count stops at the limit. (The
+// opening brace as the byte past the limit once went unchecked.)
+func TestDocumentLimitOnEveryByte(t *testing.T) {
+	doc := `{"capture":{"a":[1,"x"]},"events":[{"kind":"x"},{}]}`
+	in := bytes.Repeat([]byte(" "), MaxBytes+len(doc))
+	for i := range len(doc) {
+		if testing.Short() && i > 3 {
+			break
+		}
+		pad := MaxBytes - i
+		copy(in[pad:], doc)
+		d := NewDocument(bytes.NewReader(in[:pad+len(doc)]))
+		var err error
+		for err == nil {
+			var p Part
+			if p, err = d.Next(); p.Kind == End {
+				break
+			}
+		}
+		if code := codeOrZero(err); code != audit.InputTooLarge || d.Bytes() != MaxBytes+1 {
+			t.Errorf("limit on byte %d (%q): %v after %d bytes, want input_too_large after %d", i, doc[i], code, d.Bytes(), MaxBytes+1)
+		}
+		copy(in[pad:], bytes.Repeat([]byte(" "), len(doc)))
+	}
+}

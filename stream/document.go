@@ -129,7 +129,10 @@ func (d *Document) next() (Part, error) {
 			if ch != '{' {
 				return d.unexpected(-1)
 			}
-			d.consume(1)
+			if code := d.consume(1); code != 0 {
+				// The brace is the byte past 16 MiB.
+				return d.fail(code, -1)
+			}
 			d.state, d.first = docMembers, true
 		case docMembers:
 			ch, code := d.token()

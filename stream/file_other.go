@@ -12,9 +12,13 @@ import (
 )
 
 // File is an input file opened as safely as this platform allows (SPEC
-// §3). Unlike the unix version, the path is walked by name, each component
-// checked with Lstat before the file is opened, so a component swapped for
-// a link in between goes unnoticed until Verify walks the path again.
+// §3): on Windows, and on WASI (wasip1), whose runtimes give a module no
+// openat of its own. Unlike the unix version, the path is walked by name,
+// each component checked with Lstat before the file is opened, so a
+// directory swapped for a link in between goes unnoticed until Verify
+// walks the path again. The file itself is opened without following a
+// link where the platform can (noFollow: on WASI), so that a file swapped
+// for a link after its Lstat is input_changed rather than read.
 type File struct {
 	f      *os.File
 	start  string // the physical directory the walk starts from
@@ -39,8 +43,12 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(full)
+	f, err := os.OpenFile(full, os.O_RDONLY|noFollow, 0)
 	if err != nil {
+		if now, bad := lstat(full); bad != nil || !os.SameFile(before, now) {
+			// Not the file the walk saw: a link now, or gone.
+			return nil, audit.Invalid(audit.InputChanged, -1, err)
+		}
 		return nil, audit.Invalid(audit.InputUnreadable, -1, err)
 	}
 	opened, err := f.Stat()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
@@ -36,4 +37,32 @@ func ExampleAuditStream() {
 	// fail {"state":"fail","codes":["tool_before_project_search"]}
 	// 2 opaque_tool_effects assistant.tool_use
 	// 2 tool_before_project_search assistant.tool_use
+}
+
+// Audit many inputs already in memory, several at a time: AuditBytes is
+// safe for concurrent use.
+func ExampleAuditBytes() {
+	var inputs [][]byte
+	for _, name := range []string{"protocol-gemini.jsonl", "protocol-pi.jsonl"} {
+		b, err := os.ReadFile("../../testdata/controls/" + name)
+		if err != nil {
+			panic(err)
+		}
+		inputs = append(inputs, b)
+	}
+	formats := []string{audit.FormatGemini, audit.FormatPi}
+	reports := make([]*audit.Report, len(inputs))
+	var wg sync.WaitGroup
+	for i, in := range inputs {
+		wg.Go(func() {
+			reports[i], _ = protocol.AuditBytes(in, protocol.Options{Format: formats[i]})
+		})
+	}
+	wg.Wait()
+	for _, rep := range reports {
+		fmt.Println(rep.Input.Format, rep.Input.Source, rep.Status)
+	}
+	// Output:
+	// gemini-jsonl stdin pass
+	// pi-jsonl stdin pass
 }

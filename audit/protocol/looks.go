@@ -100,3 +100,12 @@ type sniffedFile struct {
 }
 
 func (s sniffedFile) Size() int64 { return s.f.Size() }
+
+// sniffedBytes is sniffed for an input in memory, which tells its size
+// too.
+type sniffedBytes struct {
+	sniffed
+	n int64
+}
+
+func (s sniffedBytes) Size() int64 { return s.n }

@@ -1,13 +1,18 @@
 // Package protocol audits one input with one call: what cairn eval
 // protocol does, for a Go program. AuditFile and AuditStream read a file or
-// a stream once, in a given format, and return the report; encoded with
+// a stream once, in a given format, and AuditBytes audits an input already
+// in memory; each returns the report, encoded with
 // encoding/json it is byte for byte what `cairn eval protocol --json`
 // prints for the same input (without the final newline). When the audit
 // did not pass and the input looks like another format of Formats, the
 // report's LooksLike names it (SPEC §14.3), from the input's first bytes
 // as they were read: the input is still read once.
 //
-// Stable: the two functions, Options, the Format constants of package
+// The three functions are safe for concurrent use: any number of audits
+// may run at once in one process, each on its own input, and each report
+// is what the same audit gives alone.
+//
+// Stable: the three functions, Options, the Format constants of package
 // audit and the report's JSON (schema cairn.eval.protocol/v1, SPEC §7.1).
 // The report's Go fields follow the JSON and may gain members as the
 // schema does; everything else in this module is internal to the tool.
@@ -17,6 +22,7 @@
 package protocol
 
 import (
+	"bytes"
 	"errors"
 	"io"
 
@@ -101,6 +107,32 @@ func AuditStream(r io.Reader, opts Options) (*audit.Report, error) {
 	in := read(piped, opts.CaptureAuthorized)
 	if in.Err != nil {
 		rep.Input.Bytes = piped.drain()
+	} else {
+		rep.Input.Bytes = in.Bytes
+	}
+	finish(rep, in)
+	hint(rep, head)
+	return rep, nil
+}
+
+// AuditBytes audits b, an input already in memory (a host that received
+// it over the network, read it from a store, or audits many in one
+// process). Its report is AuditStream's on the same bytes, byte for byte:
+// input.source is "stdin", the report schema's word for an input that was
+// not a file walked by path (SPEC §3's file rules do not apply to it), and
+// input.bytes is len(b) (at most the 1 GiB AuditStream reads). It reads b
+// on the calling goroutine when b is small (256 KiB or less), like a small
+// file, and never modifies or keeps b.
+func AuditBytes(b []byte, opts Options) (*audit.Report, error) {
+	rep, read, err := start(opts, "stdin")
+	if err != nil {
+		return nil, err
+	}
+	head := stream.NewHead(headWords)
+	in := read(sniffedBytes{sniffed{bytes.NewReader(b), head}, int64(len(b))}, opts.CaptureAuthorized)
+	if in.Err != nil {
+		// What AuditStream's drain counts: every byte, up to 1 GiB.
+		rep.Input.Bytes = min(int64(len(b)), maxStdin)
 	} else {
 		rep.Input.Bytes = in.Bytes
 	}

@@ -11,9 +11,10 @@ type versionCmd struct {
 }
 
 func (versionCmd) Help() string {
-	return `Prints cairn's version as go version -m sees the binary: the module version
-(a pseudo-version for a build from a clone), the Go version, the OS and
-architecture, and the VCS revision and time when the build was stamped.
+	return `Prints cairn's version: a release's own (scripts/release.sh stamps it), else
+the module version as go version -m sees the binary (a pseudo-version for a
+build from a clone); then the Go version, the OS and architecture, and the
+VCS revision and time when the build was stamped.
 
 Examples:
   cairn version
@@ -51,16 +52,26 @@ func (c versionCmd) Run(e *env) error {
 	return nil
 }
 
-// readBuild reads the build: the module version (go install MODULE@VERSION
-// gives a release; a build in a clone a pseudo-version or "(devel)"), and
-// the VCS stamp when there is one.
+// stampedVersion is a release's version, stamped at link time by
+// scripts/release.sh (-ldflags -X
+// github.com/cairn-audit/cairn/cmd/cairn/cli.stampedVersion=v1.2.3). A
+// release is built in a clone, whose module version is a pseudo-version
+// or "(devel)": when set, this wins.
+var stampedVersion string
+
+// readBuild reads the build: a stamped release version, or the module
+// version (go install MODULE@VERSION gives a release; a build in a clone a
+// pseudo-version or "(devel)"), and the VCS stamp when there is one.
 func readBuild() buildInfo {
 	b := buildInfo{Version: "unknown", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if stampedVersion != "" {
+		b.Version = stampedVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
 	}
-	if v := info.Main.Version; v != "" {
+	if v := info.Main.Version; v != "" && stampedVersion == "" {
 		b.Version = v
 	}
 	for _, s := range info.Settings {

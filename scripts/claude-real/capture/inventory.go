@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The inventory of a version's captures: every record type and system

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command capture runs the real Claude Code CLI offline against a scripted
 // Messages API and a stdio cairn-memory MCP server, once per scenario, and
 // keeps exactly what claude printed on stdout as

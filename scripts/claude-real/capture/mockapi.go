@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The scripted Messages API. Each POST /v1/messages is answered from the

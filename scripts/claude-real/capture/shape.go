@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The shape of a capture: one line per record, with its type (and subtype),

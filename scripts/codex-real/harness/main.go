@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command harness runs the real codex CLI offline against a scripted
 // Responses-API server and a stdio MCP server, and records what
 // `codex exec --json` prints on stdout, byte for byte.

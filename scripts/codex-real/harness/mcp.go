@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The cairn-memory stdio MCP server: newline-delimited JSON-RPC 2.0 on

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The scripted model: a Responses-API server (POST /v1/responses, SSE) on

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Scenario is one captured codex run (two for resume).

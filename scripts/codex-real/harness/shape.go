@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The shape of a codex JSONL capture: one line per record, giving the record

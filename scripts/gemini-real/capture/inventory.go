@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The inventory of one version's captures: every record type with each

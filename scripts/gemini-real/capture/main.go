@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command capture runs the real Gemini CLI offline against a scripted
 // Generative Language API and the stdio cairn-memory MCP server of
 // scripts/claude-real/mcpserver, once per scenario, and keeps exactly what

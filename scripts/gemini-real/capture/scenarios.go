@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The scenarios: what the scripted model answers, how gemini is started, and

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command capture runs the real OpenCode CLI offline against a scripted
 // OpenAI chat-completions API and the stdio cairn-memory MCP server of
 // scripts/claude-real/mcpserver, once per scenario: first

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // An MCP proxy between opencode and the cairn-memory server: it relays the

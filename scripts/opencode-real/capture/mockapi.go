@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The scripted OpenAI chat-completions API. Each POST …/chat/completions is

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The shape of a capture, never its values, so that two runs of one

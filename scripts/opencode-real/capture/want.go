@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // want.json: the verdicts of scenarios.go for the captures of one version,

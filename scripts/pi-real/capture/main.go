@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command capture runs the real Pi coding agent (`pi --mode json PROMPT`)
 // offline against a scripted OpenAI-compatible chat-completions API and the
 // stdio cairn-memory MCP server of scripts/claude-real/mcpserver, once per

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The scripted OpenAI-compatible chat-completions API. Every
