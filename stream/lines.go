@@ -40,7 +40,7 @@ type guard struct {
 	// n counts the bytes consumed; after an error, it is where the problem
 	// became certain (just past its last byte), whatever the chunks.
 	n     int64
-	h     *digest
+	h     *digest // nil when the caller hashes the input itself (Prefetch)
 	head  [3]byte // the input's first bytes, for the byte-order marks
 	held  bool    // the first byte was 0xFE or 0xFF, alone so far
 	carry []byte  // an incomplete UTF-8 sequence at the end of the last chunk
@@ -91,7 +91,9 @@ func (g *guard) consume(p []byte) audit.Code {
 			// UTF-8: the next byte says which.
 			g.held = true
 			g.n = 1
-			g.h.write(p)
+			if g.h != nil {
+				g.h.write(p)
+			}
 			return 0
 		case g.held:
 			g.n = 1
@@ -114,7 +116,9 @@ func (g *guard) consume(p []byte) audit.Code {
 func (g *guard) check(p []byte) audit.Code {
 	base := g.n
 	g.n += int64(len(p))
-	g.h.write(p)
+	if g.h != nil {
+		g.h.write(p)
+	}
 	if i := bytes.IndexByte(p, 0); i >= 0 {
 		// A NUL is UTF-16 evidence, unless an invalid sequence comes before
 		// it: where a chunk ends must not change the code.
@@ -204,6 +208,7 @@ type Lines struct {
 	record int
 	err    error
 	sum    []byte
+	nl     bool // the last record returned ended with a newline
 }
 
 // NewLines returns a reader of the records of r, read through a
@@ -238,6 +243,7 @@ func (l *Lines) next() ([]byte, error) {
 		}
 		switch {
 		case err == nil:
+			l.nl = true
 			if len(l.long) > 0 {
 				l.long = appendLong(l.long, chunk, longStart, l.g.rest(0))
 				chunk = l.long
@@ -256,9 +262,12 @@ func (l *Lines) next() ([]byte, error) {
 			}
 			if len(line) == 0 {
 				// Nothing after the terminal newline.
-				l.sum = l.g.h.sum()
+				if l.g.h != nil {
+					l.sum = l.g.h.sum()
+				}
 				return nil, io.EOF
 			}
+			l.nl = false
 			return l.frame(line)
 		default:
 			return nil, audit.Invalid(audit.InputUnreadable, -1, err)
