@@ -17,7 +17,9 @@
 # release build is: see docs/performance.md.
 #
 # BENCH_ONLY="max short" runs only those inputs; BENCH_DIR=dir keeps the
-# generated inputs there (and reuses them).
+# generated inputs there (and reuses them); BENCH_BINS="/tmp/old ..." runs
+# those cairn binaries too, in the same rounds, each on rows of its own
+# (a before/after comparison in one run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-11}
@@ -87,53 +89,82 @@ ratio() {
     awk '{ a[NR] = $1 } END { printf "%.1fx [%.1f-%.1f]", (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[1], a[NR] }'
 }
 
+bins="$tmp/cairn ${BENCH_BINS:-}"
 present=""
 for f in $inputs; do
   [ -s "$dir/$f.jsonl" ] && present="$present $f"
-  : > "$tmp/$f.c"; : > "$tmp/$f.j"; : > "$tmp/$f.f"; : > "$tmp/$f.r"
+  : > "$tmp/$f.j"; : > "$tmp/$f.f"
+  k=0
+  for b in $bins; do : > "$tmp/$f.c$k"; : > "$tmp/$f.r$k"; k=$((k + 1)); done
 done
 : > "$tmp/true"
 for _ in $(seq "$rounds"); do
   measure "$tmp/true" /bin/true
   for f in $present; do
     in="$dir/$f.jsonl"
-    measure "$tmp/$f.c" "$tmp/cairn" eval protocol "$(flag "$f")" "$in" --json
+    k=0
+    for b in $bins; do
+      measure "$tmp/$f.c$k" "$b" eval protocol "$(flag "$f")" "$in" --json
+      k=$((k + 1))
+    done
     if [ "$f" != bad3 ]; then
       measure "$tmp/$f.j" jq -c . "$in"
       measure "$tmp/$f.f" "$tmp/floor" "$in"
     fi
-    rss "$tmp/cairn" eval protocol "$(flag "$f")" "$in" --json >> "$tmp/$f.r"
+    k=0
+    for b in $bins; do
+      rss "$b" eval protocol "$(flag "$f")" "$in" --json >> "$tmp/$f.r$k"
+      k=$((k + 1))
+    done
   done
 done
+# name of the k-th binary: "cairn" for this tree's build
+binname() {
+  local k=0 b
+  for b in $bins; do
+    if [ "$k" = "$1" ]; then
+      [ "$k" = 0 ] && echo cairn || basename "$b"
+      return
+    fi
+    k=$((k + 1))
+  done
+}
+nbins=$(echo $bins | wc -w)
 
 echo "process start: /bin/true wall $(mmm 1 "$tmp/true") ms, cpu $(mmm 2 "$tmp/true") ms (min/median/max of $rounds rounds)"
 echo
 echo "CPU time (user + system), ms, min/median/max of $rounds rounds"
-printf '%-8s %9s %7s  %-18s %-20s %-18s  %-22s %7s %8s %10s\n' file bytes records cairn jq floor jq/cairn cairn/fl ms/MiB cairn_rss
+printf '%-8s %-12s %9s %7s  %-18s %-20s %-18s  %-22s %7s %7s %10s\n' file binary bytes records cairn jq floor jq/cairn cairn/fl ms/MiB cairn_rss
 for f in $present; do
   in="$dir/$f.jsonl"
   bytes=$(wc -c < "$in")
-  permib=$(awk '{ print $2 }' "$tmp/$f.c" | median | awk -v b="$bytes" '{ printf "%.2f", $1 * 1000 / (b / 1048576) }')
-  r=$(sort -n "$tmp/$f.r" | tail -n 1)
-  if [ "$f" != bad3 ]; then
-    fl=$(paste "$tmp/$f.c" "$tmp/$f.f" | awk '$4 > 0 { print $2 / $4 }' | median | awk '{ printf "%.2fx", $1 }')
-    printf '%-8s %9d %7d  %-18s %-20s %-18s  %-22s %7s %8s %6d KiB\n' "$f" "$bytes" "$(wc -l < "$in")" \
-      "$(mmm 2 "$tmp/$f.c")" "$(mmm 2 "$tmp/$f.j")" "$(mmm 2 "$tmp/$f.f")" "$(ratio 2 "$tmp/$f.c" "$tmp/$f.j")" "$fl" "$permib" "$r"
-  else
-    printf '%-8s %9d %7d  %-18s %-20s %-18s  %-22s %7s %8s %6d KiB\n' "$f" "$bytes" "$(wc -l < "$in")" \
-      "$(mmm 2 "$tmp/$f.c")" - - - - - "$r"
-  fi
+  for k in $(seq 0 $((nbins - 1))); do
+    c="$tmp/$f.c$k"
+    permib=$(awk '{ print $2 }' "$c" | median | awk -v b="$bytes" '{ printf "%.2f", $1 * 1000 / (b / 1048576) }')
+    r=$(sort -n "$tmp/$f.r$k" | tail -n 1)
+    if [ "$f" != bad3 ]; then
+      fl=$(paste "$c" "$tmp/$f.f" | awk '$4 > 0 { print $2 / $4 }' | median | awk '{ printf "%.2fx", $1 }')
+      printf '%-8s %-12s %9d %7d  %-18s %-20s %-18s  %-22s %7s %7s %6d KiB\n' "$f" "$(binname $k)" "$bytes" "$(wc -l < "$in")" \
+        "$(mmm 2 "$c")" "$(mmm 2 "$tmp/$f.j")" "$(mmm 2 "$tmp/$f.f")" "$(ratio 2 "$c" "$tmp/$f.j")" "$fl" "$permib" "$r"
+    else
+      printf '%-8s %-12s %9d %7d  %-18s %-20s %-18s  %-22s %7s %7s %6d KiB\n' "$f" "$(binname $k)" "$bytes" "$(wc -l < "$in")" \
+        "$(mmm 2 "$c")" - - - - "$permib" "$r"
+    fi
+  done
 done
 echo
 echo "Wall time, ms, min/median/max of $rounds rounds"
-printf '%-8s  %-20s %-22s %-20s  %-22s %8s\n' file cairn jq floor jq/cairn cairn/fl
+printf '%-8s %-12s  %-20s %-22s %-20s  %-22s %8s\n' file binary cairn jq floor jq/cairn cairn/fl
 for f in $present; do
-  if [ "$f" != bad3 ]; then
-    fl=$(paste "$tmp/$f.c" "$tmp/$f.f" | awk '$3 > 0 { print $1 / $3 }' | median | awk '{ printf "%.2fx", $1 }')
-    printf '%-8s  %-20s %-22s %-20s  %-22s %8s\n' "$f" "$(mmm 1 "$tmp/$f.c")" "$(mmm 1 "$tmp/$f.j")" "$(mmm 1 "$tmp/$f.f")" "$(ratio 1 "$tmp/$f.c" "$tmp/$f.j")" "$fl"
-  else
-    printf '%-8s  %-20s %-22s %-20s  %-22s %8s\n' "$f" "$(mmm 1 "$tmp/$f.c")" - - - -
-  fi
+  for k in $(seq 0 $((nbins - 1))); do
+    c="$tmp/$f.c$k"
+    if [ "$f" != bad3 ]; then
+      fl=$(paste "$c" "$tmp/$f.f" | awk '$3 > 0 { print $1 / $3 }' | median | awk '{ printf "%.2fx", $1 }')
+      printf '%-8s %-12s  %-20s %-22s %-20s  %-22s %8s\n' "$f" "$(binname $k)" "$(mmm 1 "$c")" "$(mmm 1 "$tmp/$f.j")" "$(mmm 1 "$tmp/$f.f")" "$(ratio 1 "$c" "$tmp/$f.j")" "$fl"
+    else
+      printf '%-8s %-12s  %-20s %-22s %-20s  %-22s %8s\n' "$f" "$(binname $k)" "$(mmm 1 "$c")" - - - -
+    fi
+  done
 done
 echo "(jq/cairn: the median of each round's ratio [its min-max]; cairn/fl: cairn over the floor, median of"
 echo " each round's; ms/MiB: cairn's median CPU time per MiB of input; cairn_rss: the largest of $rounds runs)"
