@@ -35,16 +35,6 @@ var claudeBenignSystem = []string{
 	"mirror_error", "session_writes_lost",
 }
 
-// ClaudeBenign lists the benign record types and "system/SUBTYPE"s, for the
-// test that checks them against the captures and the SDK.
-func ClaudeBenign() []string {
-	out := append([]string{}, claudeBenign...)
-	for _, s := range claudeBenignSystem {
-		out = append(out, "system/"+s)
-	}
-	return out
-}
-
 // Places of this format (SPEC §7.1, §9), for findings and errors.
 const (
 	claudeInit       = "init"

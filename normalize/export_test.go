@@ -15,3 +15,13 @@ func GeminiRowsFit() bool {
 	}
 	return true
 }
+
+// ClaudeBenign lists the benign record types and "system/SUBTYPE"s, for the
+// test that checks them against the captures and the SDK.
+func ClaudeBenign() []string {
+	out := append([]string{}, claudeBenign...)
+	for _, s := range claudeBenignSystem {
+		out = append(out, "system/"+s)
+	}
+	return out
+}

@@ -1,5 +1,6 @@
-// Package stream turns input bytes into records: it frames codex exec JSONL
-// one line at a time and streams a trajectory document one event at a
+// Package stream turns input bytes into records: it frames JSONL (every
+// CLI's stream) one line at a time and streams a JSON document (a
+// trajectory's `events`, an OpenCode export's `messages`) one element at a
 // time, under the spec's limits (16 MiB, 50,000 records or events, nesting
 // 128), refusing a BOM, UTF-16, invalid UTF-8, malformed JSON and repeated
 // member names, and computing the input's SHA-256 on the same single pass.
@@ -12,5 +13,30 @@
 // not told (SPEC §14.3).
 //
 // It does not know what a record means: decoding the Codex contract is
-// package lifecycle's job, trajectory semantics package normalize's.
+// package lifecycle's job, every other format's package normalize's.
+//
+// # The scanners, and what each trusts
+//
+// Every byte passes the guard (lines.go) first, once, in input order: the
+// BOM and UTF-16 refusals, UTF-8, NUL, the 16 MiB bound and the digest.
+// It trusts nothing and judges only encoding.
+//
+// Lines (lines.go) finds record boundaries: newlines, nothing else; a
+// record's bytes are handed on unparsed. Document (document.go) finds a
+// value's extent instead, from quotes, backslashes and brackets alone
+// (closingQuote, the structural table); it trusts nothing of what it
+// spans, and hands each value to the Checker before returning it.
+// Prefetch runs Lines and a Checker on goroutines of their own.
+//
+// The Checker (json.go) is the one validating parser: well-formedness,
+// nesting, repeated names, and the Located spans of the members its
+// caller asked for (Locate). Nothing else decides whether bytes are JSON.
+//
+// The readers of value.go (Members, Elements, TypeOf, Unquote, skipValue)
+// and AppendCanonical (canonical_hash.go) read only values a Checker has
+// accepted: they skip rather than validate, and on other bytes their
+// result is unspecified but never a panic.
+//
+// Head (head.go) scans the first buffer again for its words; it trusts
+// nothing, decides nothing, and only informs a hint.
 package stream

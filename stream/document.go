@@ -371,18 +371,20 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 					scalar = true
 				}
 			case inString:
-				switch {
-				case escaped:
+				if escaped {
 					escaped = false
-				case ch == '\\':
-					escaped = true
-				case ch == '"':
-					inString = false
-					if depth == 0 {
-						i++
-						done = true
-						break scan
-					}
+					continue
+				}
+				q, esc := closingQuote(b, i)
+				if q < 0 {
+					escaped, i = esc, len(b)
+					break scan
+				}
+				i, inString = q, false
+				if depth == 0 {
+					i++
+					done = true
+					break scan
 				}
 			case scalar:
 				switch ch {
@@ -391,7 +393,13 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 					break scan
 				}
 			default:
-				switch ch {
+				for i < len(b) && !structural[b[i]] {
+					i++ // white space, a number, true, false, null, a colon or comma
+				}
+				if i == len(b) {
+					break scan
+				}
+				switch b[i] {
 				case '"':
 					inString = true
 				case '{', '[':
@@ -426,6 +434,35 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 		return nil, code
 	}
 	return d.buf, 0
+}
+
+// structural marks the bytes that open or close a string or container.
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
+
+// closingQuote returns the index of the quote that ends the string whose
+// bytes b[i:] continue, i not being the escaped byte of a backslash; or
+// -1 when b ends first, and then whether its last byte leaves an escape
+// open.
+func closingQuote(b []byte, i int) (int, bool) {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			n := 0
+			for k := len(b) - 1; k >= i && b[k] == '\\'; k-- {
+				n++
+			}
+			return -1, n%2 == 1
+		}
+		q := i + j
+		n := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q, false
+		}
+		i = q + 1
+	}
 }
 
 // topNames is the set of a document's top-level member names, exact and

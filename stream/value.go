@@ -188,6 +188,10 @@ func skipValue(b []byte, i int) int {
 	case '{', '[':
 		depth := 0
 		for i < len(b) {
+			if !structural[b[i]] {
+				i++ // white space, a number, true, false, null, a colon or comma
+				continue
+			}
 			switch b[i] {
 			case '"':
 				i = skipString(b, i)

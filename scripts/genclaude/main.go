@@ -10,37 +10,22 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"strings"
-)
 
-const (
-	maxBytes   = 16 << 20
-	maxRecords = 50_000
+	"github.com/cairn-audit/cairn/scripts/genkit"
 )
 
 func main() {
-	size := flag.Int("size", maxBytes-1024, "stop before the stream reaches this many bytes")
-	seed := flag.Uint64("seed", 1, "random seed")
-	flag.Parse()
-	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
-	g := &gen{w: w, r: rand.New(rand.NewPCG(*seed, *seed)), limit: min(*size, maxBytes-256)}
+	out := genkit.Start()
+	defer out.W.Flush()
+	g := &gen{Out: out}
 	g.stream()
 }
 
 type gen struct {
-	w       *bufio.Writer
-	r       *rand.Rand
-	limit   int
-	bytes   int
-	records int
-	calls   int
+	*genkit.Out
+	calls int
 }
 
 func (g *gen) line(v any) {
@@ -48,10 +33,7 @@ func (g *gen) line(v any) {
 	if err != nil {
 		panic(err)
 	}
-	g.w.Write(b)
-	g.w.WriteByte('\n')
-	g.bytes += len(b) + 1
-	g.records++
+	g.Line(b)
 }
 
 type obj = map[string]any
@@ -78,23 +60,13 @@ func (g *gen) result(id string, content any, toolUseResult any) {
 }
 
 func (g *gen) uuid() string {
-	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", g.r.Uint32(), g.r.Uint32()&0xffff, g.r.Uint32()&0xfff, g.r.Uint32()&0xfff, g.r.Uint64()&0xffffffffffff)
-}
-
-func (g *gen) text(n int) string {
-	words := []string{"release", "ledger", "amounts", "integer", "cents", "the", "project", "memory", "test", "build"}
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(words[g.r.IntN(len(words))])
-		b.WriteByte(' ')
-	}
-	return b.String()
+	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", g.R.Uint32(), g.R.Uint32()&0xffff, g.R.Uint32()&0xfff, g.R.Uint32()&0xfff, g.R.Uint64()&0xffffffffffff)
 }
 
 // fits reports whether about n more bytes and k more records leave room
 // for the closing result.
 func (g *gen) fits(n, k int) bool {
-	return g.bytes+n+2048 <= g.limit && g.records+k+1 <= maxRecords
+	return g.Bytes+n+2048 <= g.Limit && g.Records+k+1 <= genkit.MaxRecords
 }
 
 func (g *gen) stream() {
@@ -105,23 +77,23 @@ func (g *gen) stream() {
 	msg := 0
 	for g.fits(8<<10, 8) {
 		msg++
-		g.assistant(msg, obj{"type": "text", "text": g.text(40 + g.r.IntN(200))})
+		g.assistant(msg, obj{"type": "text", "text": g.Text(40 + g.R.IntN(200))})
 		g.calls++
 		id := fmt.Sprintf("toolu_01Call%06d", g.calls)
-		switch k := g.r.IntN(10); {
+		switch k := g.R.IntN(10); {
 		case k < 3:
 			g.assistant(msg, obj{"type": "tool_use", "id": id, "name": "mcp__cairn-memory__memory_search",
-				"input": obj{"query": g.text(20), "scope": "project"}})
-			res := obj{"mode": "semantic", "count": 1, "results": []any{obj{"id": "mem_1", "text": g.text(200 + g.r.IntN(600)), "score": 0.91}}}
+				"input": obj{"query": g.Text(20), "scope": "project"}})
+			res := obj{"mode": "semantic", "count": 1, "results": []any{obj{"id": "mem_1", "text": g.Text(200 + g.R.IntN(600)), "score": 0.91}}}
 			b, _ := json.Marshal(res)
 			g.result(id, string(b), obj{"content": string(b), "structuredContent": res})
 		case k < 8:
 			g.assistant(msg, obj{"type": "tool_use", "id": id, "name": "Bash", "input": obj{"command": "go test ./...", "description": "run the tests"}})
-			out := g.text(300 + g.r.IntN(4000))
+			out := g.Text(300 + g.R.IntN(4000))
 			g.result(id, out, obj{"stdout": out, "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false})
 		default:
 			g.assistant(msg, obj{"type": "tool_use", "id": id, "name": "Read", "input": obj{"file_path": "/tmp/cairn-claude-work/README.md"}})
-			body := g.text(500 + g.r.IntN(3000))
+			body := g.Text(500 + g.R.IntN(3000))
 			g.result(id, body, obj{"type": "text", "file": obj{"filePath": "/tmp/cairn-claude-work/README.md", "content": body, "numLines": 40, "startLine": 1, "totalLines": 40}})
 		}
 	}

@@ -11,42 +11,25 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"strings"
 	"time"
 
+	"github.com/cairn-audit/cairn/scripts/genkit"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
-const (
-	maxBytes   = 16 << 20
-	maxRecords = 50_000
-)
-
 func main() {
-	size := flag.Int("size", maxBytes-1024, "stop before the stream reaches this many bytes")
-	seed := flag.Uint64("seed", 1, "random seed")
-	flag.Parse()
-	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
-	g := &gen{w: w, r: rand.New(rand.NewPCG(*seed, *seed)), limit: min(*size, maxBytes-256),
-		t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	out := genkit.Start()
+	defer out.W.Flush()
+	g := &gen{Out: out, t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
 	g.stream()
 }
 
 type gen struct {
-	w       *bufio.Writer
-	r       *rand.Rand
-	t       time.Time
-	limit   int
-	bytes   int
-	records int
-	calls   int
+	*genkit.Out
+	t     time.Time
+	calls int
 }
 
 var o = ordered.O
@@ -54,32 +37,19 @@ var o = ordered.O
 // line writes one record: type, then timestamp, then the members given,
 // as the CLI orders them.
 func (g *gen) line(typ string, pairs ...any) {
-	g.t = g.t.Add(time.Duration(5+g.r.IntN(80)) * time.Millisecond)
+	g.t = g.t.Add(time.Duration(5+g.R.IntN(80)) * time.Millisecond)
 	rec := o(append([]any{"type", typ, "timestamp", g.t.Format("2006-01-02T15:04:05.000Z")}, pairs...)...)
 	b, err := json.Marshal(rec)
 	if err != nil {
 		panic(err)
 	}
-	g.w.Write(b)
-	g.w.WriteByte('\n')
-	g.bytes += len(b) + 1
-	g.records++
-}
-
-func (g *gen) text(n int) string {
-	words := []string{"release", "ledger", "amounts", "integer", "cents", "the", "project", "memory", "test", "build"}
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(words[g.r.IntN(len(words))])
-		b.WriteByte(' ')
-	}
-	return b.String()
+	g.Line(b)
 }
 
 // fits reports whether about n more bytes and k more records leave room
 // for the closing result.
 func (g *gen) fits(n, k int) bool {
-	return g.bytes+n+2048 <= g.limit && g.records+k+1 <= maxRecords
+	return g.Bytes+n+2048 <= g.Limit && g.Records+k+1 <= genkit.MaxRecords
 }
 
 // call writes a tool_use and its tool_result with output.
@@ -93,22 +63,22 @@ func (g *gen) call(name string, params any, output string) {
 func (g *gen) stream() {
 	g.line("init", "session_id", "910fc91f-b7a8-4e8c-8303-532ea82ebf80", "model", "gemini-2.5-pro")
 	g.line("message", "role", "user", "content", "What does the project memory say about the release ledger?")
-	g.call("update_topic", o("title", "Release ledger", "strategic_intent", g.text(60)), "## Topic: **Release ledger**")
+	g.call("update_topic", o("title", "Release ledger", "strategic_intent", g.Text(60)), "## Topic: **Release ledger**")
 	for g.fits(8<<10, 10) {
-		for range 1 + g.r.IntN(4) {
-			g.line("message", "role", "assistant", "content", g.text(20+g.r.IntN(60)), "delta", true)
+		for range 1 + g.R.IntN(4) {
+			g.line("message", "role", "assistant", "content", g.Text(20+g.R.IntN(60)), "delta", true)
 		}
-		k := g.r.IntN(10)
+		k := g.R.IntN(10)
 		if g.calls == 1 {
 			k = 0 // the memory search comes first
 		}
 		switch {
 		case k < 3:
 			res, _ := json.Marshal(o("mode", "semantic", "count", 1, "results",
-				[]any{o("id", "mem_1", "text", g.text(200+g.r.IntN(600)), "score", 0.91)}))
-			g.call("mcp_cairn-memory_memory_search", o("query", g.text(20), "scope", "project"), string(res))
+				[]any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)}))
+			g.call("mcp_cairn-memory_memory_search", o("query", g.Text(20), "scope", "project"), string(res))
 		case k < 8:
-			g.call("run_shell_command", o("command", "go test ./...", "description", "run the tests"), g.text(300+g.r.IntN(4000)))
+			g.call("run_shell_command", o("command", "go test ./...", "description", "run the tests"), g.Text(300+g.R.IntN(4000)))
 		default:
 			g.call("read_file", o("file_path", "README.md"), "")
 		}

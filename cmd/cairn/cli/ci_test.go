@@ -904,7 +904,7 @@ func TestCIValidatorsReject(t *testing.T) {
 	for _, tc := range []struct{ name, old, new string }{
 		{"an error as a warning", "::error title=cairn input 1", "::warning title=cairn input 1"},
 		{"an unescaped title", "input 1%3A memory_first", "input 1: memory_first"},
-		{"a lost command", "::warning title=cairn input 2%3A retrieval_result inconclusive%3A turn_failed::turn_failed: the turn ended with turn.failed (line 4 at turn.failed)\n", ""},
+		{"a lost command", "::warning title=cairn input 2%3A retrieval_result inconclusive%3A turn_failed::turn_failed: the run ended in failure (turn.failed, an error result or record, a failed or aborted attempt) (line 4 at turn.failed)\n", ""},
 		{"wrong totals", "(exit 1)", "(exit 0)"},
 	} {
 		if validateGitHub(t, tc.name, []byte(mutate(tc.name, github, tc.old, tc.new)), summary, ins) == nil {

@@ -306,7 +306,7 @@ func TestCompletionInteractiveZsh(t *testing.T) {
 			`(?m)^--codex-jsonl +-- Audit a codex exec --json export \(JSONL\); - reads standard input\.$`,
 			`(?m)^--json +-- Print the report as one JSON object`}},
 		{"cairn explain turn_", []string{"Tab"}, []string{
-			`(?m)^turn_failed +-- the turn ended with turn\.failed$`}},
+			`(?m)^turn_failed +-- the run ended in failure \(turn\.failed`}},
 		{"cairn version -", []string{"Tab"}, []string{
 			`(?m)^--help +-h +-- Show context-sensitive help\.$`,
 			`(?m)^--json +-- Print the version as one JSON object\.$`}},
@@ -381,8 +381,8 @@ func TestCompletionFish(t *testing.T) {
 		{"cairn eval batch --format ", formatCompletions},
 		{"cairn eval batch --format=t", "--format=trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
 		{"cairn eval batch --json te", "testdata/\n"},
-		{"cairn explain turn_", "turn_failed\tthe turn ended with turn.failed\n" +
-			"turn_incomplete\tthe export ends without turn.completed or turn.failed (an interrupted run)\n"},
+		{"cairn explain turn_", "turn_failed\tthe run ended in failure (turn.failed, an error result or record, a failed or aborted attempt)\n" +
+			"turn_incomplete\tthe input ends before the run's terminal record (an interrupted run)\n"},
 		{"cairn explain capture_authorization_asserted_", "capture_authorization_asserted_by_caller\tcapture authorization is the caller's assertion, not authenticated consent\n"},
 		{"cairn help ", "completion\tPrint a shell completion script (bash, zsh or fish)\n" +
 			"eval\tEvaluate saved agent sessions\n" +

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,14 @@ func FuzzAuditPi(f *testing.F) {
 // streams of testdata/script/NAME_stream.txtar.
 func fzRowSeeds(tb testing.TB, name, version string) [][]byte {
 	tb.Helper()
-	paths, _ := filepath.Glob("../../../testdata/" + name + "/real/" + version + "/*.jsonl")
+	return fzSeeds(tb, "../../../testdata/"+name+"/real/"+version+"/*.jsonl", name+"_stream.txtar", ".jsonl")
+}
+
+// fzSeeds are the files matching pattern and the files of
+// testdata/script/SCRIPT whose names end in ext.
+func fzSeeds(tb testing.TB, pattern, script, ext string) [][]byte {
+	tb.Helper()
+	paths, _ := filepath.Glob(pattern)
 	var out [][]byte
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -72,12 +80,12 @@ func fzRowSeeds(tb testing.TB, name, version string) [][]byte {
 		}
 		out = append(out, b)
 	}
-	a, err := txtar.ParseFile("../../../testdata/script/" + name + "_stream.txtar")
+	a, err := txtar.ParseFile("../../../testdata/script/" + script)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for _, file := range a.Files {
-		if strings.HasSuffix(file.Name, ".jsonl") {
+		if strings.HasSuffix(file.Name, ext) {
 			out = append(out, file.Data)
 		}
 	}
@@ -102,4 +110,32 @@ func FuzzAuditOpenCode(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--opencode-jsonl", audit.FormatOpenCode, in) })
+}
+
+// FuzzAuditOpenCodeExport is FuzzAuditGemini for --opencode-export (SPEC
+// §13): one JSON document, read one message at a time, seeded from the
+// real 1.18.33 exports and opencode_export.txtar.
+func FuzzAuditOpenCodeExport(f *testing.F) {
+	seeds := fzSeeds(f, "../../../testdata/opencode/real/1.18.33/*.export.json", "opencode_export.txtar", ".json")
+	vocab := fzRowVocabulary(audit.FormatOpenCodeEx, seeds)
+	for _, b := range seeds {
+		f.Add(b)
+		if raceEnabled {
+			continue // the seed run under the race detector: the seeds alone
+		}
+		f.Add(b[:len(b)/2]) // cut short
+		var compact bytes.Buffer
+		if json.Compact(&compact, b) == nil {
+			f.Add(compact.Bytes()) // one line, as a script might keep it
+		}
+		f.Add(bytes.ReplaceAll(b, []byte(`"stop"`), []byte(`"MARKERfinish1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"completed"`), []byte(`"running"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"bash"`), []byte(`"invalid"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"parts"`), []byte(`"MARKERmember1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`": "`), []byte(`": "MARKERq1w2e3r4`))) // a marker in every string
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fuzzAuditInput(t, vocab, "--opencode-export", audit.FormatOpenCodeEx, in)
+	})
 }

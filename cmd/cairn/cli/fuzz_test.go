@@ -248,8 +248,8 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 		if !ok || c.Kind() != audit.KindInvalid {
 			t.Fatalf("invalid with error code %q, not an invalid code of SPEC §8", rep.Error.Code)
 		}
-		first := 1 // a JSONL line; a trajectory's event index starts at 0
-		if format == audit.FormatTrajectory {
+		first := 1 // a JSONL line; a document's event or message index starts at 0
+		if row, _ := protocol.FormatNamed(format); row.Unit != "line" {
 			first = 0
 		}
 		if r := rep.Error.Record; r != nil && (*r < first || *r > rep.Input.Records) {

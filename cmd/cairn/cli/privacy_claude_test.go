@@ -102,7 +102,8 @@ func privacyStreams(t *testing.T, format string, inputs []privInput, rewrite fun
 	for _, in := range inputs {
 		origCode, origOut, _ := privRun([]string{"eval", "protocol", flag, "-", "--json"}, in.data)
 		for _, v := range variants {
-			g := &pcGen{privGen: privGen{r: r}, v: v, ids: map[string]string{}, rewrite: rewrite, claude: format == audit.FormatClaude}
+			g := &pcGen{privGen: privGen{r: r}, v: v, ids: map[string]string{}, rewrite: rewrite,
+				claude: format == audit.FormatClaude, document: format == audit.FormatOpenCodeEx}
 			doc := g.stream(t, in.data)
 			sub := filepath.Join(dir, g.c())
 			if err := os.Mkdir(sub, 0o755); err != nil {
@@ -243,6 +244,11 @@ type pcGen struct {
 	// unknown system subtypes to the types variant.
 	rewrite func(*pcGen, *pcNode)
 	claude  bool
+	// document: the input is one JSON document (an OpenCode export), not
+	// JSONL: rewrite sees it whole, the types variant adds no records, and
+	// the rewritten document is indented as the CLI prints it, unless the
+	// broken variant made it invalid.
+	document bool
 }
 
 // lit returns a JSON string literal holding a new canary, in the variant's
@@ -417,6 +423,13 @@ func (n *pcNode) get(name string) *pcNode {
 func (g *pcGen) stream(t *testing.T, data []byte) []byte {
 	t.Helper()
 	var out []string
+	if g.document {
+		var one bytes.Buffer
+		if err := json.Compact(&one, data); err != nil {
+			t.Fatal(err)
+		}
+		data = one.Bytes()
+	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	broken := -1
 	if g.v.broken {
@@ -428,7 +441,7 @@ func (g *pcGen) stream(t *testing.T, data []byte) []byte {
 			t.Fatalf("a record that is not a JSON object: %v\n%s", err, line)
 		}
 		g.rewrite(g, rec)
-		if g.v.types && g.r.IntN(6) == 0 {
+		if g.v.types && !g.document && g.r.IntN(6) == 0 {
 			// A record of an unknown type, or an unknown system subtype.
 			if g.coin() || !g.claude {
 				out = append(out, `{"type":`+g.lit()+`,`+g.lit()+`:`+g.lit()+`}`)
@@ -447,6 +460,12 @@ func (g *pcGen) stream(t *testing.T, data []byte) []byte {
 			}
 		}
 		out = append(out, s)
+	}
+	if g.document {
+		var indented bytes.Buffer
+		if json.Indent(&indented, []byte(out[0]), "", "  ") == nil {
+			return append(indented.Bytes(), '\n')
+		}
 	}
 	return []byte(strings.Join(out, "\n") + "\n")
 }

@@ -201,7 +201,7 @@ func config(sc *scenario, mcpserver, self, scratch string) obj {
 			"options", o("baseURL", "http://"+apiAddr+"/v1", "apiKey", "cairn-offline-fake-key-0000"),
 			"models", o("mock-model", o("name", "Mock Model", "tool_call", true, "limit", o("context", 128000, "output", 8192))),
 		)),
-		"mcp", o(cm, o("type", "local", "command", cmd, "enabled", true)),
+		"mcp", o(sc.serverName(), o("type", "local", "command", cmd, "enabled", true)),
 	)
 	if len(sc.permission) > 0 {
 		c = append(c, kv("permission", sc.permission))

@@ -28,8 +28,9 @@ type scenario struct {
 	// mcpSlow runs mcpserver behind `capture mcp-slow`: calls of this tool
 	// start 2 s late.
 	mcpSlow    string
-	permission obj // opencode.json `permission`
-	tools      obj // opencode.json `tools`
+	server     string // the MCP server's configured name; "" = cm
+	permission obj    // opencode.json `permission`
+	tools      obj    // opencode.json `tools`
 	// args are more `opencode run` flags, per version ("" = every version
 	// without an entry of its own).
 	args map[string][]string
@@ -204,6 +205,46 @@ func allScenarios() []*scenario {
 			}),
 		},
 		{
+			name:       "parallel-search-bash",
+			about:      "permission bash: allow; one step with two calls, issued cairn-memory_memory_search {scope:project} then bash `ls`; the search starts 2 s late (the server runs behind `capture mcp-slow`), so bash completes first",
+			permission: o("bash", "allow"),
+			mcpSlow:    "memory_search",
+			main: []step{
+				one(search("call_search_sb", "project"), ls("call_bash_sb")),
+				say(answer),
+			},
+			want: all(wants{
+				run:    want{four(inc("terminal_only_call"), inc("dispatch_order_unknown"), pass, inc("opaque_tool_effects")), "the step holds two calls, printed in completion order (bash first): each is terminal_only_call, and as the step holds the first calls and bash is not a project-scoped memory_search, memory_first is dispatch_order_unknown; the search's result is good; bash is an opaque effect"},
+				export: want{four(pass, pass, pass, inc("opaque_tool_effects")), "the export keeps issue order (search part before bash part), so the first call is the project search: memory_first passes; bash is an opaque effect"},
+			}),
+		},
+		{
+			name:       "parallel-bash-search",
+			about:      "permission bash: allow; one step with two calls, issued bash `sleep 2; ls` then cairn-memory_memory_search {scope:project}, so the search completes first",
+			permission: o("bash", "allow"),
+			main: []step{
+				one(call("call_bash_bs", "bash", o("command", "sleep 2; ls", "description", "List the project files")), search("call_search_bs", "project")),
+				say(answer),
+			},
+			want: all(wants{
+				run:    want{four(inc("terminal_only_call"), inc("dispatch_order_unknown"), pass, inc("opaque_tool_effects")), "the step holds two calls, printed in completion order (the search first, though bash was issued first): each is terminal_only_call, and as the step holds the first calls and bash is not a project-scoped memory_search, memory_first is dispatch_order_unknown, never a pass: the stream cannot show that bash came first; the search's result is good; bash is an opaque effect"},
+				export: want{four(pass, fail("tool_before_project_search"), pass, inc("opaque_tool_effects")), "the export keeps issue order (bash part before search part): the first call is bash, so memory_first fails tool_before_project_search, which the run's stream could not show; the search's result is good; bash is an opaque effect"},
+			}),
+		},
+		{
+			name:   "server-underscore",
+			about:  "the MCP server is configured as `cairn_memory`: the model calls cairn_memory_memory_search {scope:project}, then answers",
+			server: "cairn_memory",
+			main: []step{
+				one(text("Let me search the project memory."), call("call_search_u", "cairn_memory_memory_search", o("query", "release ledger", "scope", "project"))),
+				say(answer),
+			},
+			want: all(wants{
+				run:    want{four(pass, pass, pass, pass), "cairn_memory_TOOL is a memory tool name of §13: the one call is a project search with a good result, the run ended with reason stop"},
+				export: want{four(pass, pass, pass, pass), "the same call and output in the export, a complete session"},
+			}),
+		},
+		{
 			name:  "parallel-searches",
 			about: "one step with two cairn-memory_memory_search {scope:project} calls (two queries)",
 			main: []step{
@@ -362,3 +403,11 @@ func allScenarios() []*scenario {
 
 // subPrompt is the task call's prompt: the sub-agent's first user message.
 const subPrompt = "Search the project memory for the release ledger and report what it says."
+
+// serverName is the MCP server's configured name.
+func (s *scenario) serverName() string {
+	if s.server == "" {
+		return cm
+	}
+	return s.server
+}

@@ -286,8 +286,10 @@ func run(sc *scenario, node, pi, mcpserver, adapter, self, out, scratch string) 
 	if err := writeJSONFile(agentDir+"/settings.json", settingsJSON(sc, adapter)); err != nil {
 		return res, err
 	}
-	if err := writeJSONFile(agentDir+"/mcp.json", mcpJSON(sc, mcpserver, self, scratch)); err != nil {
-		return res, err
+	if !sc.noMCP {
+		if err := writeJSONFile(agentDir+"/mcp.json", mcpJSON(sc, mcpserver, self, scratch)); err != nil {
+			return res, err
+		}
 	}
 
 	api, err := startMockAPI(apiAddr, sc, scratch+"/requests.log", scratch+"/debug")
@@ -355,9 +357,9 @@ func run(sc *scenario, node, pi, mcpserver, adapter, self, out, scratch string) 
 	interrupted := false
 	interrupt := func(why string) {
 		time.Sleep(1500 * time.Millisecond)
-		fmt.Fprintf(stderr, "capture: sending SIGINT to pi's process group (%s)\n", why)
+		fmt.Fprintf(stderr, "capture: sending %s to pi's process group (%s)\n", sigName(sc.sig()), why)
 		interrupted = true
-		_ = syscall.Kill(-pid, syscall.SIGINT)
+		_ = syscall.Kill(-pid, sc.sig())
 	}
 	done := make(chan struct{})
 	if sc.mcpHang != "" {
@@ -433,7 +435,7 @@ func run(sc *scenario, node, pi, mcpserver, adapter, self, out, scratch string) 
 	fmt.Fprintf(&meta, "# pi argv (after node %s): %s\n", filepath.Base(pi), strings.Join(quoteAll(argv), " "))
 	fmt.Fprintf(&meta, "# pi exit code: %d%s\n", res.exit, exitNote)
 	if interrupted {
-		meta.WriteString("# the harness sent SIGINT to pi's process group\n")
+		fmt.Fprintf(&meta, "# the harness sent %s to pi's process group\n", sigName(sc.sig()))
 	}
 	if sessionNote != "" {
 		meta.WriteString("# " + sc.name + ".jsonl is not stdout but " + sessionNote + "\n")
@@ -446,6 +448,10 @@ func run(sc *scenario, node, pi, mcpserver, adapter, self, out, scratch string) 
 		{"settings.json", settingsJSON(sc, "ADAPTER")},
 		{"mcp.json", mcpJSON(sc, "MCPSERVER", "CAPTURE", "SCRATCH")},
 	} {
+		if f.name == "mcp.json" && sc.noMCP {
+			meta.WriteString("# ~/.pi/agent/mcp.json: not written\n")
+			continue
+		}
 		compact, _ := json.Marshal(f.v)
 		fmt.Fprintf(&meta, "# ~/.pi/agent/%s: %s\n", f.name, compact)
 	}

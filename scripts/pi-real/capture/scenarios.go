@@ -5,6 +5,8 @@ package main
 // verdicts are derived by hand from the spec; each carries its reasoning,
 // which goes into testdata/pi/real/README.md.
 
+import "syscall"
+
 const prompt = "What does the project memory say about the release ledger?"
 
 // workDir is pi's fixed working directory; the harness lays it anew for
@@ -23,7 +25,13 @@ type scenario struct {
 	mcpArgs  []string // flags for scripts/claude-real/mcpserver
 	mcpCmd   string   // a command to start instead of mcpserver (a missing one)
 	mcpHang  string   // run mcpserver behind `capture mcp-hang`: calls of this tool never return, and the harness sends SIGINT
-	args     []string // more pi flags (before the prompt)
+	// noMCP leaves ~/.pi/agent/mcp.json unwritten: no MCP server is
+	// configured at all.
+	noMCP bool
+	// signal is what the harness sends pi's process group when the
+	// scenario stalls (a hang step or mcpHang); 0 means SIGINT.
+	signal syscall.Signal
+	args   []string // more pi flags (before the prompt)
 	// adapter marks a scenario of the pi-mcp-adapter extension (pi 0.86.x,
 	// before built-in MCP): it runs only when capture is given -adapter, and
 	// the others only when it is not. adapterServer holds the adapter's own
@@ -86,6 +94,9 @@ func (s *scenario) exposureName() string {
 			}
 		}
 		return "pi-mcp-adapter, proxy"
+	}
+	if s.noMCP {
+		return "none: no MCP server configured"
 	}
 	if s.exposure == "" {
 		return "codemode (default)"
@@ -374,6 +385,52 @@ func allScenarios() []*scenario {
 			want:     four(inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass),
 		},
 		{
+			name:     "sigterm-streaming",
+			about:    "direct exposure: a good project search, then the answer's text streams and the stream stalls; the harness sends SIGTERM (what a CI runner's timeout or `kill` sends) to pi's process group",
+			why:      "no agent_settled: turn_incomplete; the observed first call is a good project search (memory_first and retrieval_result pass); nothing else was called",
+			exposure: "direct",
+			signal:   syscall.SIGTERM,
+			steps: []step{
+				one(search("call_search_term", "project")),
+				{parts: []part{text("The project memory says the release ledger lives in src/release-ledger.mjs.")}, hang: true},
+			},
+			wantExit: 143,
+			want:     four(inc("turn_incomplete"), pass, pass, pass),
+		},
+		{
+			name:     "sigterm-in-tool",
+			about:    "direct exposure: memory_search {scope: project} whose MCP call never returns (the server runs behind `capture mcp-hang`); the harness sends SIGTERM: a tool_execution_start with no end, no agent_settled",
+			why:      "no agent_settled (turn_incomplete) and a call never ended (call_incomplete); the first call is a project search, so memory_first passes; that search has no result: retrieval_result inconclusive search_result_missing",
+			exposure: "direct",
+			mcpHang:  "memory_search",
+			signal:   syscall.SIGTERM,
+			steps: []step{
+				one(search("call_search_th", "project")),
+				say(answer),
+			},
+			wantExit: 143,
+			want:     four(inc("call_incomplete", "turn_incomplete"), pass, inc("search_result_missing"), pass),
+		},
+		{
+			name:  "no-mcp-bash-first",
+			about: "no ~/.pi/agent/mcp.json at all (no MCP server configured): the model calls bash `ls`, then answers",
+			why:   "the first system message_end declares its tools and names no memory tool: the fails of memory_first (tool_before_project_search) and retrieval_result (project_search_absent) become memory_server_unavailable (§12 availability); bash is opaque: direct_write_boundary inconclusive opaque_tool_effects; the call has its result: evidence pass",
+			noMCP: true,
+			steps: []step{
+				one(call("call_bash_n", "bash", o("command", "ls"))),
+				say(answer),
+			},
+			want: four(pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), inc("opaque_tool_effects")),
+		},
+		{
+			name:  "no-mcp-no-call",
+			about: "no ~/.pi/agent/mcp.json at all (no MCP server configured): the model answers at once",
+			why:   "no call on complete evidence would fail memory_first and retrieval_result project_search_absent, but the first system message_end declares its tools and names no memory tool: both become memory_server_unavailable (§12 availability); nothing ran: direct_write_boundary pass",
+			noMCP: true,
+			steps: []step{say(answer)},
+			want:  four(pass, inc("memory_server_unavailable"), inc("memory_server_unavailable"), pass),
+		},
+		{
 			name:     "length-tool-call",
 			about:    "direct exposure: the first response is memory_search {scope: project} with finish_reason \"length\" (stopReason length with a toolCall block): pi starts the call but does not run it (tool_execution_end isError true, \"was not executed: the response hit the output token limit\"); the model then re-issues the search, which runs, then answers",
 			why:      "stopReason length with calls: message_aborted (§12); the cut-off call's input is unknown, so (as §9) it never counts as a project search and, being the first call, makes memory_first inconclusive message_aborted rather than a verdict; the re-issued project search has a good result: retrieval pass; evidence_complete inconclusive message_aborted",
@@ -501,4 +558,20 @@ func allScenarios() []*scenario {
 			want: four(inc("turn_failed"), pass, pass, pass),
 		},
 	}
+}
+
+// sig is the signal the harness sends when the scenario stalls.
+func (s *scenario) sig() syscall.Signal {
+	if s.signal == 0 {
+		return syscall.SIGINT
+	}
+	return s.signal
+}
+
+// sigName is a signal as the README says it.
+func sigName(sig syscall.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
 }
