@@ -48,15 +48,16 @@ for g in genpi genopencode; do
 done
 [ -d scripts/genpi ] && gen pi go run ./scripts/genpi
 [ -d scripts/genopencode ] && gen opencode go run ./scripts/genopencode
+[ -d scripts/genopencode ] && gen ocexport go run ./scripts/genopencode -export
 # A malformed record at line 3 of a max-size export: reading must stop there.
 [ -s "$dir/bad3.jsonl" ] ||
   { head -n 2 "$dir/max.jsonl"; echo '{"type":'; tail -n +4 "$dir/max.jsonl"; } | head -c 16777000 > "$dir/bad3.jsonl"
 
-inputs=${BENCH_ONLY:-"max 4mib 1mib short 10k 1k claude gemini pi opencode bad3"}
+inputs=${BENCH_ONLY:-"max 4mib 1mib short 10k 1k claude gemini pi opencode ocexport bad3"}
 flag() {
   case $1 in
     claude) echo --claude-jsonl ;; gemini) echo --gemini-jsonl ;;
-    pi) echo --pi-jsonl ;; opencode) echo --opencode-jsonl ;;
+    pi) echo --pi-jsonl ;; opencode) echo --opencode-jsonl ;; ocexport) echo --opencode-export ;;
     *) echo --codex-jsonl ;;
   esac
 }
@@ -80,9 +81,9 @@ rss() {
 # min/median/max in ms of column $1 of file $2
 mmm() {
   awk -v k="$1" '{ print $k * 1000 }' "$2" | sort -n |
-    awk '{ a[NR] = $1 } END { printf "%.1f/%.1f/%.1f", a[1], (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[NR] }'
+    awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else printf "%.1f/%.1f/%.1f", a[1], (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[NR] }'
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 # the median, min and max over the rounds of column $1 of file $2 over file $3's
 ratio() {
   paste "$2" "$3" | awk -v k="$1" '{ if ($k > 0) print $(k + 2) / $k }' | sort -n |
@@ -109,8 +110,9 @@ for _ in $(seq "$rounds"); do
     done
     if [ "$f" != bad3 ]; then
       measure "$tmp/$f.j" jq -c . "$in"
-      measure "$tmp/$f.f" "$tmp/floor" "$in"
     fi
+    # The floor frames JSONL: not an export, which is one document.
+    case $f in bad3 | ocexport) ;; *) measure "$tmp/$f.f" "$tmp/floor" "$in" ;; esac
     k=0
     for b in $bins; do
       rss "$b" eval protocol "$(flag "$f")" "$in" --json >> "$tmp/$f.r$k"
@@ -143,7 +145,7 @@ for f in $present; do
     permib=$(awk '{ print $2 }' "$c" | median | awk -v b="$bytes" '{ printf "%.2f", $1 * 1000 / (b / 1048576) }')
     r=$(sort -n "$tmp/$f.r$k" | tail -n 1)
     if [ "$f" != bad3 ]; then
-      fl=$(paste "$c" "$tmp/$f.f" | awk '$4 > 0 { print $2 / $4 }' | median | awk '{ printf "%.2fx", $1 }')
+      fl=$(paste "$c" "$tmp/$f.f" | awk '$4 > 0 { print $2 / $4 }' | median | awk 'NF { printf "%.2fx", $1 } END { if (!NR) print "-" }')
       printf '%-8s %-12s %9d %7d  %-18s %-20s %-18s  %-22s %7s %7s %6d KiB\n' "$f" "$(binname $k)" "$bytes" "$(wc -l < "$in")" \
         "$(mmm 2 "$c")" "$(mmm 2 "$tmp/$f.j")" "$(mmm 2 "$tmp/$f.f")" "$(ratio 2 "$c" "$tmp/$f.j")" "$fl" "$permib" "$r"
     else
@@ -159,7 +161,7 @@ for f in $present; do
   for k in $(seq 0 $((nbins - 1))); do
     c="$tmp/$f.c$k"
     if [ "$f" != bad3 ]; then
-      fl=$(paste "$c" "$tmp/$f.f" | awk '$3 > 0 { print $1 / $3 }' | median | awk '{ printf "%.2fx", $1 }')
+      fl=$(paste "$c" "$tmp/$f.f" | awk '$3 > 0 { print $1 / $3 }' | median | awk 'NF { printf "%.2fx", $1 } END { if (!NR) print "-" }')
       printf '%-8s %-12s  %-20s %-22s %-20s  %-22s %8s\n' "$f" "$(binname $k)" "$(mmm 1 "$c")" "$(mmm 1 "$tmp/$f.j")" "$(mmm 1 "$tmp/$f.f")" "$(ratio 1 "$c" "$tmp/$f.j")" "$fl"
     else
       printf '%-8s %-12s  %-20s %-22s %-20s  %-22s %8s\n' "$f" "$(binname $k)" "$(mmm 1 "$c")" - - - -
