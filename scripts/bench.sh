@@ -16,6 +16,9 @@
 # process is counted. The binaries are built static (CGO_ENABLED=0), as a
 # release build is: see docs/performance.md.
 #
+# The inputs: codex max (16 MiB), 4mib, 1mib, short (50,000 records), 10k,
+# 1k; claude, gemini, pi and opencode at 16, 4 and 1 MiB (claude4, …);
+# ocexport (an OpenCode export, 16 MiB); bad3 (max, record 3 malformed).
 # BENCH_ONLY="max short" runs only those inputs; BENCH_DIR=dir keeps the
 # generated inputs there (and reuses them); BENCH_BINS="/tmp/old ..." runs
 # those cairn binaries too, in the same rounds, each on rows of its own
@@ -43,6 +46,12 @@ gen 10k go run ./scripts/gencodex -short -records 10000
 gen 1k go run ./scripts/gencodex -short -records 1000
 gen claude go run ./scripts/genclaude
 gen gemini go run ./scripts/gengemini
+for n in 1 4; do
+  gen claude$n go run ./scripts/genclaude -size $((n << 20))
+  gen gemini$n go run ./scripts/gengemini -size $((n << 20))
+  [ -d scripts/genpi ] && gen pi$n go run ./scripts/genpi -size $((n << 20))
+  [ -d scripts/genopencode ] && gen opencode$n go run ./scripts/genopencode -size $((n << 20))
+done
 for g in genpi genopencode; do
   [ -d "scripts/$g" ] || echo "(no scripts/$g: that format is not measured)"
 done
@@ -53,11 +62,11 @@ done
 [ -s "$dir/bad3.jsonl" ] ||
   { head -n 2 "$dir/max.jsonl"; echo '{"type":'; tail -n +4 "$dir/max.jsonl"; } | head -c 16777000 > "$dir/bad3.jsonl"
 
-inputs=${BENCH_ONLY:-"max 4mib 1mib short 10k 1k claude gemini pi opencode ocexport bad3"}
+inputs=${BENCH_ONLY:-"max 4mib 1mib short 10k 1k claude claude4 claude1 gemini gemini4 gemini1 pi pi4 pi1 opencode opencode4 opencode1 ocexport bad3"}
 flag() {
   case $1 in
-    claude) echo --claude-jsonl ;; gemini) echo --gemini-jsonl ;;
-    pi) echo --pi-jsonl ;; opencode) echo --opencode-jsonl ;; ocexport) echo --opencode-export ;;
+    claude*) echo --claude-jsonl ;; gemini*) echo --gemini-jsonl ;;
+    pi*) echo --pi-jsonl ;; opencode*) echo --opencode-jsonl ;; ocexport) echo --opencode-export ;;
     *) echo --codex-jsonl ;;
   esac
 }
