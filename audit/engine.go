@@ -198,12 +198,16 @@ func (e *Engine) observe(c Code, record int, where string) {
 		return
 	}
 	e.seenKeys[k] = struct{}{}
+	// The copies escape, not the parameters: a (code, where) seen before
+	// costs no allocation.
 	f := Finding{Code: c}
 	if record >= 0 {
-		f.Record = &record
+		r := record
+		f.Record = &r
 	}
 	if where != "" {
-		f.Where = &where
+		w := where
+		f.Where = &w
 	}
 	e.seen = append(e.seen, f)
 }

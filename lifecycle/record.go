@@ -109,7 +109,7 @@ func itemNum(id []byte) int {
 // Decoder turns checked records into Records. It holds scratch space.
 type Decoder struct {
 	hash        keyHash
-	text        []byte // a small call's canonical arguments
+	text        []byte // a small call's framed identity, raw or canonical
 	members     []member
 	itemMembers []member
 	checker     stream.Checker // for decode
@@ -539,10 +539,8 @@ func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
 // typeIdentity is the identity of an item of an unknown type: its id and
 // the type's text.
 func (d *Decoder) typeIdentity(id, typ []byte) Key {
-	d.hash.reset()
-	d.hash.field(id)
-	d.hash.field(typ)
-	return d.hash.sum()
+	d.text = appendField(appendField(d.text[:0], id), typ)
+	return KeyOf(d.text)
 }
 
 // smallArguments is the longest arguments value whose canonical form is
@@ -554,12 +552,31 @@ const smallArguments = 16 << 10
 // callIdentity is an MCP call's identity: its id, type, server, tool and
 // arguments in canonical form, or what Decoder.recent remembers for the
 // same raw bytes (equal raw digests mean equal bytes, see KeyOf). Both
-// digests are streamed, the pieces framed as appendField frames them (a
-// length, then the bytes), except that the canonical arguments, the last
-// piece, have their length after them: it is known only once they are
-// written. The framing stays unambiguous, and no copy of the arguments, or
-// of their canonical form, is made for a large call.
+// digests are of the pieces framed as appendField frames them (a length,
+// then the bytes), except that the canonical arguments, the last piece,
+// have their length after them: it is known only once they are written.
+// The framing stays unambiguous. A small call's pieces are framed in
+// Decoder.text and digested at once (KeyOf); a large call's are streamed
+// (keyHash), so that no copy of its arguments, or of their canonical form,
+// is made. The two give the same keys for the same bytes.
 func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) Key {
+	if len(args) <= smallArguments {
+		b := appendField(d.text[:0], id)
+		b = appendField(b, typ)
+		b = appendField(b, it.Server)
+		b = appendField(b, it.Tool)
+		n := len(b)
+		b = appendField(b, args)
+		raw := KeyOf(b)
+		slot := &d.recent[raw[0]%recentCalls]
+		if slot.raw != raw {
+			b = stream.AppendCanonical(b[:n], args)
+			b = binary.BigEndian.AppendUint64(b, uint64(len(b)-n))
+			slot.raw, slot.identity = raw, KeyOf(b)
+		}
+		d.text = b[:0]
+		return slot.identity
+	}
 	h := &d.hash
 	h.reset()
 	h.field(id)
@@ -575,15 +592,7 @@ func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) Key {
 		h.field(typ)
 		h.field(it.Server)
 		h.field(it.Tool)
-		var n int64
-		if len(args) <= smallArguments {
-			d.text = stream.AppendCanonical(d.text[:0], args)
-			h.Write(d.text)
-			n = int64(len(d.text))
-		} else {
-			n = stream.WriteCanonical(h, args)
-		}
-		h.length(uint64(n))
+		h.length(uint64(stream.WriteCanonical(h, args)))
 		slot.raw, slot.identity = raw, h.sum()
 	}
 	return slot.identity

@@ -81,7 +81,7 @@ func NewDocument(r io.Reader) *Document { return NewDocumentOf(r, "events") }
 // array is the array read one element at a time (an OpenCode export's
 // `messages`); Event parts are its elements.
 func NewDocumentOf(r io.Reader, array string) *Document {
-	return &Document{r: bufio.NewReaderSize(StrictReader(r), readSize), g: newGuard(), array: array}
+	return &Document{r: bufio.NewReaderSize(StrictReader(r), readSize), g: sizedGuard(r), array: array}
 }
 
 // Next returns the next part. After an error it returns the same error.
@@ -425,7 +425,7 @@ func (d *Document) value(base int) ([]byte, audit.Code) {
 				}
 			}
 		}
-		d.buf = appendLong(d.buf, b[:i], 512)
+		d.buf = appendLong(d.buf, b[:i], 512, d.g.rest(i))
 		if code := d.consume(i); code != 0 {
 			return nil, code
 		}
@@ -536,8 +536,8 @@ func (p *namePart) add(name []byte, h uint64) bool {
 	// The arena doubles (append's quarters would allocate it five times
 	// over while it grows).
 	var n [binary.MaxVarintLen32]byte
-	p.arena = appendLong(p.arena, binary.AppendUvarint(n[:0], uint64(len(name))), 256)
-	p.arena = appendLong(p.arena, name, 256)
+	p.arena = appendLong(p.arena, binary.AppendUvarint(n[:0], uint64(len(name))), 256, -1)
+	p.arena = appendLong(p.arena, name, 256, -1)
 	p.slots[k] = uint32(off)<<8 | uint32(byte(h))
 	p.n++
 	return true

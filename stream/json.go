@@ -306,7 +306,15 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 				return c.fail(audit.DuplicateKey, nil)
 			}
 		} else {
-			if c.seen(first, level, count, name, i, escaped) {
+			if count < smallObject {
+				// The small object's comparisons, here rather than in
+				// seen: this is the path of nearly every name.
+				for _, n := range c.names[first:] {
+					if bytes.Equal(n, name) {
+						return c.fail(audit.DuplicateKey, nil)
+					}
+				}
+			} else if c.seen(first, level, count, name, i, escaped) {
 				return c.fail(audit.DuplicateKey, nil)
 			}
 			if count < smallObject {
@@ -396,21 +404,13 @@ func (c *Checker) twice(name []byte) bool {
 	return c.Locate.TwiceInChild != "" && string(name) == c.Locate.TwiceInChild
 }
 
-// seen reports whether name, the object's count+1st, at b[quote] (its
-// opening quote), is already among the names of the object whose first
-// names start at c.names[first]. A small object's names are compared one
-// by one as they come. From its smallObject+1st name on, an object's names
-// are noted in c.large and compared once it is read (see object): seen
-// reports false for them.
+// seen reports whether name, the object's count+1st (count >=
+// smallObject: members compares an object's first names one by one as
+// they come), at b[quote] (its opening quote), is already among the names
+// of the object whose first names start at c.names[first]. From its
+// smallObject+1st name on, an object's names are noted in c.large and
+// compared once it is read (see object): seen reports false for them.
 func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped bool) bool {
-	if count < smallObject {
-		for _, n := range c.names[first:] {
-			if bytes.Equal(n, name) {
-				return true
-			}
-		}
-		return false
-	}
 	if len(c.b) > maxLargeInput {
 		return c.seenInMap(first, level, count, name)
 	}

@@ -1,7 +1,10 @@
 package stream
 
 import (
+	"crypto/sha256"
 	"errors"
+	"hash"
+	"io"
 	"runtime"
 	"sync"
 
@@ -40,6 +43,10 @@ type Prefetch struct {
 	goexit   bool
 	// a batch's size: about this many bytes, at most this many records
 	size, lines int
+	// The input's SHA-256, of the batches in order (see hashBatch): hashed
+	// is closed once the last batch sent on is.
+	h      hash.Hash
+	hashed chan struct{}
 
 	cur    *batch
 	pos    int
@@ -95,7 +102,11 @@ type position struct {
 // batch is a run of records copied out of the reader's buffer, and, in
 // the last one, how the input ended.
 type batch struct {
+	// buf holds the records as the input has them, each followed by its
+	// newline, save a record lent by the Lines (see frame) and the last
+	// record of an input that does not end with a newline.
 	buf   []byte
+	nl    bool   // a newline follows buf in the input (a lent record's)
 	own   []byte // buf's own storage while buf is a record lent by the Lines
 	lines []lineRef
 	spans []Span // offsets in the record's line
@@ -107,6 +118,10 @@ type batch struct {
 	// the input when the code is not 0.
 	code  audit.Code
 	cause error
+	// hashed is closed once buf is in the input's digest (nil: it is not
+	// hashed); digest is then the input's SHA-256 when the batch ends it.
+	hashed chan struct{}
+	digest []byte
 }
 
 // NewPrefetch starts reading l on its own goroutine, checking each record
@@ -126,6 +141,12 @@ func newPrefetch(l *Lines, c *Checker, size, lines int) *Prefetch {
 		failed:  make(chan struct{}),
 		size:    size,
 		lines:   lines,
+		h:       sha256.New(),
+	}
+	// The batches hold every byte of a valid input, in order: they are
+	// hashed in place of the Lines' copies into digest blocks.
+	if l != nil {
+		l.g.h = nil
 	}
 	for range prefetchBatches {
 		// Full size from the start: growing them by doubling was a tenth
@@ -199,6 +220,7 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 	var (
 		held   []byte // a record read from l and not yet in a batch
 		has    bool
+		heldNL bool     // a newline follows it
 		heldAt position // its record number and the bytes consumed with it
 		lent   *batch   // the batch holding a record in l's buffer
 		spare  []*batch // free batches received while waiting for lent
@@ -216,6 +238,10 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 				return nil, false
 			}
 		}
+		if b.hashed != nil {
+			<-b.hashed // long done, nearly always
+			b.hashed = nil
+		}
 		if b == lent {
 			b.buf, b.own, lent = b.own, nil, nil
 		}
@@ -228,6 +254,7 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 		}
 		Mark("frame+")
 		b.buf, b.lines, b.spans, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.spans[:0], nil, 0, nil
+		b.nl, b.digest = false, nil
 		for len(b.buf) < p.size && len(b.lines) < p.lines {
 			if !has {
 				for lent != nil {
@@ -243,18 +270,22 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 					b.final = position{record: l.Record(), bytes: l.Bytes()}
 					break
 				}
-				held, has, heldAt = line, true, position{l.Record(), l.Bytes()}
+				held, has, heldAt, heldNL = line, true, position{l.Record(), l.Bytes()}, l.nl
 			}
-			if len(b.lines) > 0 && (len(held) > p.size || len(b.buf)+len(held) > cap(b.buf)) {
+			if len(b.lines) > 0 && (len(held) > p.size || len(b.buf)+len(held)+1 > cap(b.buf)) {
 				break // the record starts the next batch
 			}
 			b.first = heldAt.record - len(b.lines)
+			start := len(b.buf)
 			if len(held) > p.size {
-				b.own, b.buf, lent = b.buf, held, b
+				b.own, b.buf, lent, b.nl = b.buf, held, b, heldNL
 			} else {
 				b.buf = append(b.buf, held...)
+				if heldNL {
+					b.buf = append(b.buf, '\n')
+				}
 			}
-			b.lines = append(b.lines, lineRef{start: int32(len(b.buf) - len(held)), end: int32(len(b.buf)), bytes: heldAt.bytes})
+			b.lines = append(b.lines, lineRef{start: int32(start), end: int32(start + len(held)), bytes: heldAt.bytes})
 			has = false
 			if lent == b {
 				break
@@ -263,6 +294,9 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 		// Once sent, the batch belongs to the next stage: whether it ends
 		// the input is read before.
 		last := b.err != nil
+		if b.err == nil || b.err == io.EOF {
+			p.hashBatch(b)
+		}
 		Mark("frame-")
 		select {
 		case out <- b:
@@ -274,6 +308,31 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 		}
 	}
 }
+
+// hashBatch adds b's bytes to the input's digest on a goroutine of its
+// own, once the batch before it is hashed, and, when b ends the input, takes
+// the digest. The batch's buffer is only read there, as the later stages
+// read it, and is not reused before b.hashed is closed (see frame).
+func (p *Prefetch) hashBatch(b *batch) {
+	prev, done := p.hashed, make(chan struct{})
+	p.hashed, b.hashed = done, done
+	buf, nl, final := b.buf, b.nl, b.err != nil
+	go func() {
+		if prev != nil {
+			<-prev
+		}
+		p.h.Write(buf)
+		if nl {
+			p.h.Write(newline[:])
+		}
+		if final {
+			b.digest = p.h.Sum(nil)
+		}
+		close(done)
+	}()
+}
+
+var newline = [1]byte{'\n'}
 
 // checkAll runs c over each framed batch's records, in order, and passes the
 // batch on. The first record c rejects ends the batch, and the input, in
@@ -326,6 +385,10 @@ func (p *Prefetch) Next() ([]byte, error) {
 		if p.cur != nil {
 			if p.cur.err != nil {
 				p.err, p.sum = p.cur.err, p.cur.sum
+				if p.err == io.EOF {
+					<-p.cur.hashed
+					p.sum = p.cur.digest
+				}
 				p.record, p.bytes = p.cur.final.record, p.cur.final.bytes
 				p.check = Verdict{}
 				return nil, p.err

@@ -256,7 +256,10 @@ const canonSpans = 1024
 
 // canonical writes a canonical form; spans locates the output of the
 // members of the open objects, innermost last.
-type canonical struct{ spans []memberOut }
+type canonical struct {
+	spans   []memberOut
+	scratch []byte // at most canonScratch bytes: see sort
+}
 
 var canonicals = sync.Pool{New: func() any { return new(canonical) }}
 
@@ -347,19 +350,40 @@ func (c *canonical) object(dst, b []byte, i int) ([]byte, int) {
 }
 
 // sort puts the members ms of the object written from dst[base] in order
-// of their names, in place: a few members by rotations of dst, so that an
-// arguments object with one huge member costs no copy of it elsewhere;
-// more through a buffer of the object's size, freed after.
+// of their names. An object of up to canonScratch bytes (an MCP call's
+// arguments, nearly always) is rewritten through the writer's scratch
+// buffer: two copies of a few hundred bytes. A larger one with a few
+// members is sorted in place by rotations of dst, so that an arguments
+// object with one huge member costs no copy of it elsewhere; one with more
+// goes through a buffer of the object's size, freed after.
 func (c *canonical) sort(dst []byte, base int, ms []memberOut) []byte {
-	if len(ms) <= smallObject {
+	end := len(dst)
+	small := end-base <= canonScratch
+	if len(ms) <= smallObject && !small {
 		sortByRotation(dst, base, ms)
 		return dst
 	}
-	slices.SortFunc(ms, func(x, y memberOut) int {
+	less := func(x, y memberOut) int {
 		return compareQuoted(dst[base+int(x.start):], dst[base+int(y.start):])
-	})
-	end := len(dst)
-	tmp := make([]byte, 0, end-base-1)
+	}
+	if len(ms) <= smallObject {
+		for k := 1; k < len(ms); k++ {
+			for j := k; j > 0 && less(ms[j-1], ms[j]) > 0; j-- {
+				ms[j-1], ms[j] = ms[j], ms[j-1]
+			}
+		}
+	} else {
+		slices.SortFunc(ms, less)
+	}
+	var tmp []byte
+	if small {
+		if cap(c.scratch) < end-base {
+			c.scratch = make([]byte, 0, canonScratch)
+		}
+		tmp = c.scratch[:0]
+	} else {
+		tmp = make([]byte, 0, end-base-1)
+	}
 	for k, m := range ms {
 		if k > 0 {
 			tmp = append(tmp, ',')
@@ -367,8 +391,15 @@ func (c *canonical) sort(dst []byte, base int, ms []memberOut) []byte {
 		tmp = append(tmp, dst[base+int(m.start):base+int(m.end)]...)
 	}
 	copy(dst[base+1:end], tmp)
+	if small {
+		c.scratch = tmp
+	}
 	return dst
 }
+
+// canonScratch is the largest object, in output bytes, that a canonical
+// writer sorts through its scratch buffer.
+const canonScratch = 16 << 10
 
 // sortByRotation is a selection sort of the members ms (in their order in
 // dst, one comma apart) that moves each into place by rotating dst.

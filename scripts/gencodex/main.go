@@ -6,6 +6,7 @@
 //
 //	go run ./scripts/gencodex -size 16777000 > big.jsonl
 //	go run ./scripts/gencodex -short > short.jsonl   # 50,000 short records
+//	go run ./scripts/gencodex -short -records 1000 > 1k.jsonl
 package main
 
 import (
@@ -25,13 +26,14 @@ const (
 func main() {
 	size := flag.Int("size", maxBytes-1024, "stop before the export reaches this many bytes")
 	short := flag.Bool("short", false, "write 50,000 short records (the record bound is hit first)")
+	records := flag.Int("records", maxRecords, "with -short, write this many records")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
 	g := &gen{w: w, r: rand.New(rand.NewPCG(*seed, *seed)), limit: min(*size, maxBytes-256)}
 	if *short {
-		g.shortExport()
+		g.shortExport(min(max(*records, 6), maxRecords))
 	} else {
 		g.export()
 	}
@@ -155,15 +157,15 @@ func (g *gen) export() {
 	g.line(`{"type":"turn.completed","usage":{"input_tokens":86412,"cached_input_tokens":71680,"output_tokens":2187,"reasoning_output_tokens":1344}}`)
 }
 
-// shortExport writes 50,000 records of a few dozen bytes: the record
-// bound, not the byte bound, is reached first.
-func (g *gen) shortExport() {
+// shortExport writes n records of a few dozen bytes (n = 50,000: the
+// record bound, not the byte bound, is reached first).
+func (g *gen) shortExport(n int) {
 	g.line(`{"type":"thread.started","thread_id":"t"}`)
 	g.line(`{"type":"turn.started"}`)
 	s, c := g.search(g.id())
 	g.line(s)
 	g.line(c)
-	for g.records < maxRecords-1 {
+	for g.records < n-1 {
 		switch g.r.IntN(3) {
 		case 0:
 			g.line(fmt.Sprintf(`{"type":"item.completed","item":{"id":"%s","type":"reasoning","text":"r"}}`, g.id()))

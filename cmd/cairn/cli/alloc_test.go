@@ -22,6 +22,21 @@ func allocInput(n int) []byte {
 	return b.Bytes()
 }
 
+// opaqueInput is allocInput with a shell command (an opaque call, a
+// finding noted once however often it recurs) after each memory search:
+// 2+4n+1 records.
+func opaqueInput(n int) []byte {
+	in := allocInput(n)
+	var b bytes.Buffer
+	for i, line := range bytes.SplitAfter(in, []byte("\n")) {
+		b.Write(line)
+		if i >= 2 && bytes.Contains(line, []byte(`"agent_message"`)) {
+			fmt.Fprintf(&b, `{"type":"item.completed","item":{"id":"c%d","type":"command_execution","command":"ls","aggregated_output":"a","exit_code":0,"status":"completed"}}`+"\n", i)
+		}
+	}
+	return b.Bytes()
+}
+
 // trajectoryInput is a pi trajectory with n memory searches (invocation,
 // result holding JSON in a string): 2n events.
 func trajectoryInput(n int) []byte {
@@ -54,15 +69,16 @@ func TestAllocationsDoNotGrowWithRecords(t *testing.T) {
 		return ""
 	}
 	for _, format := range []struct {
-		flag  string
-		input func(int) []byte
-	}{{"--codex-jsonl", allocInput}, {"--trajectory", trajectoryInput}} {
+		flag   string
+		input  func(int) []byte
+		status int
+	}{{"--codex-jsonl", allocInput, 0}, {"--codex-jsonl", opaqueInput, 3}, {"--trajectory", trajectoryInput, 0}} {
 		args := []string{"eval", "protocol", format.flag, "-", "--json"}
 		allocs := func(n int) float64 {
 			in := format.input(n)
 			return testing.AllocsPerRun(3, func() {
-				if status := run(args, bytes.NewReader(in), io.Discard, io.Discard, getenv); status != 0 {
-					t.Fatalf("%s, %d searches: exit %d, want 0", format.flag, n, status)
+				if status := run(args, bytes.NewReader(in), io.Discard, io.Discard, getenv); status != format.status {
+					t.Fatalf("%s, %d searches: exit %d, want %d", format.flag, n, status, format.status)
 				}
 			})
 		}
