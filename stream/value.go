@@ -159,22 +159,11 @@ func TextIs(v []byte, s string) bool {
 // skipString returns the index just past the checked string at b[i]: the
 // first quote not escaped by an odd run of backslashes.
 func skipString(b []byte, i int) int {
-	i++
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
-		}
-		q := i + j
-		n := 0
-		for k := q - 1; k >= i && b[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		i = q + 1
+	q, _ := closingQuote(b, i+1)
+	if q < 0 {
+		return len(b)
 	}
+	return q + 1
 }
 
 // skipValue returns the index just past the checked value at b[i].
