@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
@@ -89,8 +88,12 @@ const maxItemNum = 1 << 20
 
 // itemNum is N for an id item_N as codex numbers its items, else -1.
 func itemNum(id []byte) int {
-	digits, ok := bytes.CutPrefix(id, []byte("item_"))
-	if !ok || len(digits) == 0 || len(digits) > 7 || (digits[0] == '0' && len(digits) > 1) {
+	const prefix = "item_"
+	if len(id) <= len(prefix) || len(id) > len(prefix)+7 || string(id[:len(prefix)]) != prefix {
+		return -1
+	}
+	digits := id[len(prefix):]
+	if digits[0] == '0' && len(digits) > 1 {
 		return -1
 	}
 	n := 0
@@ -293,14 +296,15 @@ func (d *Decoder) decode(line []byte, rec *Record) audit.Code {
 // again.
 func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) audit.Code {
 	*rec = Record{Unknown: rec.Unknown[:0]}
-	var typ, itemValue []byte
+	var typ, typText, itemValue []byte
 	bad := ""
 	others := d.members[:0]
-	for _, sp := range loc.Root {
+	for i := range loc.Root {
+		sp := &loc.Root[i]
 		name, value := sp.In(line)
 		switch string(name) {
 		case "type":
-			typ = value
+			typ, typText = value, sp.Text(line)
 		case "item":
 			itemValue = value
 		default:
@@ -310,19 +314,20 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 	d.members = others
 	// The item's members are read once, here: an id named twice outside a
 	// web_search is found before anything else about the record.
-	var id, itemType []byte
+	var id, idText, itemType, itemTypeText []byte
 	ids := 0
 	ms := d.itemMembers[:0]
-	for _, sp := range loc.Child {
+	for i := range loc.Child {
+		sp := &loc.Child[i]
 		name, value := sp.In(line)
 		switch string(name) {
 		case "id":
 			// A web_search's second id (the search call id) is ignored.
 			if ids++; ids == 1 {
-				id = value
+				id, idText = value, sp.Text(line)
 			}
 		case "type":
-			itemType = value
+			itemType, itemTypeText = value, sp.Text(line)
 		default:
 			ms = append(ms, member{nameOf(name), value})
 		}
@@ -337,7 +342,7 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 	if typ == nil || stream.TypeOf(typ) != stream.String {
 		return rec.violation("type")
 	}
-	t := recordTypeOf(stream.Unquote(typ))
+	t := recordTypeOf(typText)
 	rec.Type = t
 	if t == UnknownRecord {
 		// An unknown record is judged as a whole; its members are its own.
@@ -372,7 +377,7 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
 			return rec.violation(desc.name + ".item")
 		}
-		return d.decodeItem(line, id, itemType, loc.Grandchild, rec)
+		return d.decodeItem(line, id, idText, itemType, itemTypeText, loc.Grandchild, rec)
 	}
 	if itemValue != nil {
 		rec.unknown(desc.name)
@@ -405,8 +410,8 @@ func typedObject(obj []byte, allowed *fields, rec *Record, where string) bool {
 // the members the checker located in the record line, and keeps its content and
 // structured_content in it.
 func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) bool {
-	for _, sp := range members {
-		name, value := sp.In(line)
+	for i := range members {
+		name, value := members[i].In(line)
 		n := nameOf(name)
 		switch want := mcpResultFields[n]; {
 		case want == 0:
@@ -422,15 +427,16 @@ func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) boo
 	return true
 }
 
-// decodeItem reads an item from its id, type and other members
-// (d.itemMembers), and the members of its result object where it has one.
-func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Record) audit.Code {
+// decodeItem reads an item from its id and type (raw, and their text
+// when they are strings), its other members (d.itemMembers), and the
+// members of its result object where it has one.
+func (d *Decoder) decodeItem(line, id, idText, typ, typText []byte, result []stream.Span, rec *Record) audit.Code {
 	it := &rec.Item
 	ms := d.itemMembers
 	if typ == nil || stream.TypeOf(typ) != stream.String {
 		return rec.violation("item.type")
 	}
-	t := itemTypeOf(stream.Unquote(typ))
+	t := itemTypeOf(typText)
 	it.Type = t
 	if id == nil || stream.TypeOf(id) != stream.String || len(id) <= 2 {
 		return rec.violation(itemIDPaths[t])
@@ -509,10 +515,9 @@ func (d *Decoder) decodeItem(line, id, typ []byte, result []stream.Span, rec *Re
 		it.Tool = stream.Unquote(tool)
 		it.Arguments = args
 	}
-	idText := stream.Unquote(id)
 	it.Key = KeyOf(idText)
 	it.Num = itemNum(idText)
-	it.Identity = d.identity(idText, stream.Unquote(typ), it, args)
+	it.Identity = d.identity(idText, typText, it, args)
 	return 0
 }
 

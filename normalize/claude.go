@@ -105,8 +105,8 @@ func (c *Claude) Checked(line []byte, n int, v stream.Verdict) error {
 	c.n = n
 	clear(c.unknownAt)
 	var typ, subtype []byte
-	for _, sp := range v.Root {
-		name, value := sp.In(line)
+	for i := range v.Root {
+		name, value := v.Root[i].In(line)
 		switch string(name) {
 		case "type":
 			typ = value
@@ -147,8 +147,8 @@ func (c *Claude) Checked(line []byte, n int, v stream.Verdict) error {
 // superseded notes message_superseded for a record whose supersedes names
 // earlier records.
 func (c *Claude) superseded(line []byte, root []stream.Span, where string) error {
-	for _, sp := range root {
-		if name, value := sp.In(line); string(name) == "supersedes" {
+	for i := range root {
+		if name, value := root[i].In(line); string(name) == "supersedes" {
 			switch stream.TypeOf(value) {
 			case stream.Null:
 			case stream.Array:
@@ -193,8 +193,8 @@ func (c *Claude) system(line []byte, root []stream.Span, subtype []byte) error {
 // available.
 func (c *Claude) init(line []byte, root []stream.Span) error {
 	var servers []byte
-	for _, sp := range root {
-		if name, value := sp.In(line); string(name) == "mcp_servers" {
+	for i := range root {
+		if name, value := root[i].In(line); string(name) == "mcp_servers" {
 			servers = value
 		}
 	}
@@ -242,8 +242,8 @@ func (c *Claude) init(line []byte, root []stream.Span) error {
 // result closes a turn.
 func (c *Claude) result(line []byte, root []stream.Span) error {
 	var subtype, isError, reason []byte
-	for _, sp := range root {
-		name, value := sp.In(line)
+	for i := range root {
+		name, value := root[i].In(line)
 		switch string(name) {
 		case "subtype":
 			subtype = value
@@ -271,8 +271,8 @@ func (c *Claude) result(line []byte, root []stream.Span) error {
 
 // message finds the record's message.content and parent_tool_use_id.
 func message(line []byte, root []stream.Span) (content, parent []byte, hasParent bool) {
-	for _, sp := range root {
-		name, value := sp.In(line)
+	for i := range root {
+		name, value := root[i].In(line)
 		switch string(name) {
 		case "message":
 			stream.Members(value, func(n, v []byte) bool {
@@ -311,8 +311,8 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 	}
 	// Member order is not significant: both flags are read first.
 	aborted, apiError := false, false
-	for _, sp := range root {
-		name, value := sp.In(line)
+	for i := range root {
+		name, value := root[i].In(line)
 		switch string(name) {
 		case "aborted":
 			aborted = string(value) == "true"
@@ -527,8 +527,8 @@ func isBlock(block []byte, typ string) bool {
 // that is an object (an MCP call's structured result), else nil.
 func structuredContent(line []byte, root []stream.Span) []byte {
 	var sc []byte
-	for _, sp := range root {
-		if name, value := sp.In(line); string(name) == "tool_use_result" {
+	for i := range root {
+		if name, value := root[i].In(line); string(name) == "tool_use_result" {
 			stream.Members(value, func(n, v []byte) bool {
 				if string(n) == "structuredContent" {
 					sc = v

@@ -110,8 +110,8 @@ func (g *Gemini) Checked(line []byte, n int, v stream.Verdict) error {
 		return g.invalid(audit.EventAfterTerminalTurn, "")
 	}
 	var typ []byte
-	for _, sp := range v.Root {
-		if name, value := sp.In(line); string(name) == "type" {
+	for i := range v.Root {
+		if name, value := v.Root[i].In(line); string(name) == "type" {
 			typ = value
 		}
 	}
@@ -162,8 +162,8 @@ func geminiRow(typ []byte) *geminiRecord {
 func (g *Gemini) members(line []byte, root []stream.Span, row *geminiRecord) error {
 	clear(g.values[:])
 	unknown := false
-	for _, sp := range root {
-		name, value := sp.In(line)
+	for i := range root {
+		name, value := root[i].In(line)
 		if string(name) == "type" {
 			continue
 		}

@@ -108,8 +108,8 @@ func NewPi(e *audit.Engine) *Pi {
 // member returns the value of the member name of the record (nil when
 // absent).
 func member(line []byte, root []stream.Span, name string) []byte {
-	for _, sp := range root {
-		if n, v := sp.In(line); string(n) == name {
+	for i := range root {
+		if n, v := root[i].In(line); string(n) == name {
 			return v
 		}
 	}

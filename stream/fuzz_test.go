@@ -273,6 +273,20 @@ func FuzzChecker(f *testing.F) {
 		if got := fzFields(in, c.Grandchild); !fzSameFields(got, result) {
 			t.Fatalf("recorded result members %q, want %q", got, result)
 		}
+		// A located member's Text is its value unquoted, and PlainString
+		// says exactly whether the value is a string with no escape.
+		for _, spans := range [][]stream.Span{c.Root, c.Child, c.Grandchild} {
+			for i := range spans {
+				_, v := spans[i].In(in)
+				plain := stream.TypeOf(v) == stream.String && bytes.IndexByte(v, '\\') < 0
+				if spans[i].PlainString != plain {
+					t.Fatalf("value %q: PlainString %v, want %v", v, spans[i].PlainString, plain)
+				}
+				if got, want := spans[i].Text(in), stream.Unquote(v); !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+					t.Fatalf("value %q: Text %q, want %q", v, got, want)
+				}
+			}
+		}
 		// With Locate.Reads, the same but that past an object's first
 		// LocateAll members, only the names Reads accepts are located, and
 		// the first it refuses.

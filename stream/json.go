@@ -91,21 +91,32 @@ const (
 
 // Span locates a member in a checked record: the name's text between its
 // quotes, b[NameStart:NameEnd], Escaped when it holds an escape, and the
-// value, b[ValueStart:ValueEnd]. Offsets are 32-bit (a record is at most
-// 16 MiB), so that a batch of spans stays small.
+// value, b[ValueStart:ValueEnd], PlainString when it is a string with no
+// escape. Offsets are 32-bit (a record is at most 16 MiB), so that a batch
+// of spans stays small.
 type Span struct {
 	NameStart, NameEnd, ValueStart, ValueEnd int32
-	Escaped                                  bool
+	Escaped, PlainString                     bool
 }
 
 // In returns the member s locates in the record b: its name, unescaped (a
 // slice of b when it has no escape), and its value.
-func (s Span) In(b []byte) (name, value []byte) {
+func (s *Span) In(b []byte) (name, value []byte) {
 	name = b[s.NameStart:s.NameEnd]
 	if s.Escaped {
 		name = Unquote(b[s.NameStart-1 : s.NameEnd+1])
 	}
 	return name, b[s.ValueStart:s.ValueEnd]
+}
+
+// Text returns the unescaped contents of the member's value in the record
+// b when it is a string (Unquote), nil when it is not: for a string with
+// no escape, without reading it again.
+func (s *Span) Text(b []byte) []byte {
+	if s.PlainString {
+		return b[s.ValueStart+1 : s.ValueEnd-1]
+	}
+	return Unquote(b[s.ValueStart:s.ValueEnd])
 }
 
 // errSyntax and friends are causes kept for tests; they never reach output.
@@ -338,8 +349,17 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		}
 		i = skipSpace(b, i+1)
 		var code audit.Code
+		plain := false
 		if child := c.locatedChild(in, name); child != atOther && i < len(b) && b[i] == '{' {
 			end, code = c.object(i, depth+1, child)
+		} else if i < len(b) && b[i] == '"' {
+			// A string, the commonest value, is scanned here: whether it
+			// has an escape goes into its span.
+			var valueEscaped, ok bool
+			if end, valueEscaped, ok = scanString(b, i); !ok {
+				return c.fail(audit.MalformedJSON, errSyntax)
+			}
+			plain = !valueEscaped
 		} else {
 			end, code = c.value(i, depth)
 		}
@@ -347,7 +367,7 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 			return 0, code
 		}
 		if locate {
-			sp := Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped}
+			sp := Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped, plain}
 			switch in {
 			case atRoot:
 				c.Root = append(c.Root, sp)
@@ -673,7 +693,17 @@ func plainRun(b []byte, i int) int {
 	return i
 }
 
+// skipSpace returns the index of the first byte at or after b[i] that is
+// not JSON white space. A record printed compactly has none between its
+// tokens: that byte is tested first, with one comparison.
 func skipSpace(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	return skipSpaces(b, i)
+}
+
+func skipSpaces(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
