@@ -467,3 +467,46 @@ func TestLinesReadError(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardByteAtEveryOffset puts a NUL, invalid UTF-8 and valid
+// multi-byte characters at every offset of a line several words long,
+// alone and after a non-ASCII character or a control byte: the code, and
+// the offset where the problem became certain, are those of the byte,
+// wherever the eight-byte words of a fast path would fall.
+func TestGuardByteAtEveryOffset(t *testing.T) {
+	const n = 53
+	for _, tc := range []struct {
+		insert string
+		code   audit.Code
+		past   int // Bytes() is the insert's offset plus this
+	}{
+		{"\x00", audit.InputUTF16, 1},
+		{"\xff", audit.InputNotUTF8, 1},
+		{"\x80", audit.InputNotUTF8, 1},
+		{"\xe2(", audit.InputNotUTF8, 2}, // the "(" makes it invalid
+		{"é", 0, 0},
+		{"😀", 0, 0},
+		{"\x7f", 0, 0},
+	} {
+		for _, before := range []string{"", "é", "\x01"} {
+			for at := 0; at <= n; at++ {
+				line := strings.Repeat("a", at) + tc.insert + strings.Repeat("b", n-at)
+				if before != "" {
+					line = before + line
+				}
+				in := `{"k":"` + line + `"}` + "\n"
+				got, l := frameAll(t, strings.NewReader(in))
+				if got.code != tc.code {
+					t.Fatalf("%q at %d after %q: got %s, want %s", tc.insert, at, before, got, codeName(tc.code))
+				}
+				want := int64(len(in))
+				if tc.code != 0 {
+					want = int64(len(`{"k":"`)+len(before)+at) + int64(tc.past)
+				}
+				if l.Bytes() != want {
+					t.Fatalf("%q at %d after %q: Bytes %d, want %d", tc.insert, at, before, l.Bytes(), want)
+				}
+			}
+		}
+	}
+}
