@@ -170,12 +170,17 @@ func (o *OpenCode) toolUse(part []byte) error {
 	return nil
 }
 
+// toolPartMembers are the members of a tool part that toolPart reads.
+var toolPartMembers = []string{"tool", "callID", "state"}
+
 // toolPart reads a tool part at the place part (its members at part.tool,
 // part.callID and part.state), a call at the place where: its call and
 // result under a new ref, without their record. A call id seen before is
 // duplicate_call_id.
 func (o *ocParts) toolPart(p []byte, part, where string) (audit.Event, audit.Event, error) {
-	tool, id, state := field(p, "tool"), field(p, "callID"), field(p, "state")
+	var tv [3][]byte
+	fieldsOf(p, toolPartMembers, tv[:])
+	tool, id, state := tv[0], tv[1], tv[2]
 	switch {
 	case stream.TypeOf(tool) != stream.String:
 		return audit.Event{}, audit.Event{}, o.violation(part + ".tool")

@@ -82,20 +82,30 @@ func (x *OpenCodeExport) Engine() *audit.Engine { return x.engine }
 // Harness is the export's harness.
 func (x *OpenCodeExport) Harness() string { return "opencode" }
 
+// The members of a message, and of its info, that Event reads (fieldsOf).
+var (
+	messageMembers = []string{"info", "parts"}
+	infoMembers    = []string{"role", "error", "time", "finish"}
+)
+
 // Event takes the message at 0-based index i.
 func (x *OpenCodeExport) Event(v []byte, i int) error {
 	x.n = i
 	if stream.TypeOf(v) != stream.Object {
 		return x.invalid(audit.SchemaViolation, oxMessage)
 	}
-	info, parts := field(v, "info"), field(v, "parts")
+	var mv [2][]byte
+	fieldsOf(v, messageMembers, mv[:])
+	info, parts := mv[0], mv[1]
 	switch {
 	case stream.TypeOf(info) != stream.Object:
 		return x.invalid(audit.SchemaViolation, oxMessageInfo)
 	case stream.TypeOf(parts) != stream.Array:
 		return x.invalid(audit.SchemaViolation, oxParts)
 	}
-	role := field(info, "role")
+	var iv [4][]byte
+	fieldsOf(info, infoMembers, iv[:])
+	role, errObj, time, finish := iv[0], iv[1], iv[2], iv[3]
 	if stream.TypeOf(role) != stream.String {
 		return x.invalid(audit.SchemaViolation, "messages[].info.role")
 	}
@@ -103,10 +113,9 @@ func (x *OpenCodeExport) Event(v []byte, i int) error {
 	x.last = i
 	x.complete, x.failed = false, false
 	if assistant {
-		errObj := field(info, "error")
 		x.failed = errObj != nil && stream.TypeOf(errObj) != stream.Null
-		completed := field(field(info, "time"), "completed")
-		x.complete = !x.failed && stream.TextIs(field(info, "finish"), "stop") &&
+		completed := field(time, "completed")
+		x.complete = !x.failed && stream.TextIs(finish, "stop") &&
 			completed != nil && stream.TypeOf(completed) != stream.Null
 	} else if !stream.TextIs(role, "user") {
 		x.engine.Note(audit.UnknownField, i, oxMessageInfo)

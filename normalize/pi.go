@@ -117,6 +117,32 @@ func member(line []byte, root []stream.Span, name string) []byte {
 }
 
 // field returns the value of the member name of the checked object v.
+// fieldsOf is field for several names in one walk of v: vals[k] is the
+// value of the member names[k] (nil when absent). It stops once every name
+// is found; a checked value holds a name at most once.
+func fieldsOf(v []byte, names []string, vals [][]byte) {
+	clear(vals)
+	left := len(names)
+	stream.Members(v, func(n, value []byte) bool {
+		for k, name := range names {
+			if vals[k] == nil && string(n) == name {
+				vals[k] = value
+				left--
+				break
+			}
+		}
+		return left > 0
+	})
+}
+
+// The members of a message, of a tool result and of the MCP result in it
+// that Pi reads (fieldsOf).
+var (
+	piMessageMembers = []string{"content", "stopReason"}
+	piResultMembers  = []string{"structuredContent", "content"}
+	piMCPMembers     = []string{"structuredContent", "isError"}
+)
+
 func field(v []byte, name string) []byte {
 	var out []byte
 	stream.Members(v, func(n, value []byte) bool {
@@ -291,7 +317,9 @@ func (p *Pi) system(msg []byte) error {
 }
 
 func (p *Pi) assistant(msg []byte) error {
-	content, stop := field(msg, "content"), field(msg, "stopReason")
+	var cv [2][]byte
+	fieldsOf(msg, piMessageMembers, cv[:])
+	content, stop := cv[0], cv[1]
 	switch {
 	case stream.TypeOf(content) != stream.Array:
 		return p.violation("message_end.assistant.content")
@@ -520,15 +548,18 @@ func (p *Pi) execEnd(line []byte, root []stream.Span) error {
 	ev := audit.Event{Kind: audit.EventResult, Ref: c.ref, Where: piExecEnd}
 	// The MCP CallToolResult, whole, is result.structuredContent; its own
 	// structuredContent is the tool's object (reference/pi-json.md).
-	mcp := field(result, "structuredContent")
-	inner := field(mcp, "structuredContent")
+	var rv, mv [2][]byte
+	fieldsOf(result, piResultMembers, rv[:])
+	mcp, content := rv[0], rv[1]
+	fieldsOf(mcp, piMCPMembers, mv[:])
+	inner, mcpError := mv[0], mv[1]
 	switch {
-	case string(isError) == "true" || stream.TypeOf(mcp) == stream.Object && string(field(mcp, "isError")) == "true":
+	case string(isError) == "true" || stream.TypeOf(mcp) == stream.Object && string(mcpError) == "true":
 		ev.Outcome = audit.Failed
 	case stream.TypeOf(mcp) == stream.Object && stream.TypeOf(inner) == stream.Object:
 		ev.Retrieval = RetrievalShape(inner)
 	default:
-		ev.Retrieval = p.text.retrieval(firstTextBlock(field(result, "content")))
+		ev.Retrieval = p.text.retrieval(firstTextBlock(content))
 	}
 	return p.add(ev)
 }
