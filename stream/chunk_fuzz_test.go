@@ -11,7 +11,7 @@ import (
 	"github.com/cairn-audit/cairn/stream/streamtest"
 )
 
-// FuzzChunking reads arbitrary bytes with Lines and with Document, once in
+// FuzzChunking reads arbitrary bytes with Lines, Prefetch and Document, once in
 // one Read and then cut into Reads by seed (one byte each, or random sizes
 // from 0 up), and requires the same records, parts, counts, error and
 // digest (SPEC §3); it also runs the guard alone over the same cuts and
@@ -37,6 +37,9 @@ func FuzzChunking(f *testing.F) {
 		}
 		if got := ckLines(open()); got != wantLines {
 			t.Fatalf("Lines, seed %d:\n got %s\nwant %s", seed, shorten(got), shorten(wantLines))
+		}
+		if got := ckPrefetch(open()); got != wantLines {
+			t.Fatalf("Prefetch, seed %d:\n got %s\nwant %s", seed, shorten(got), shorten(wantLines))
 		}
 		if got := ckDocument(open()); got != wantDoc {
 			t.Fatalf("Document, seed %d:\n got %s\nwant %s", seed, shorten(got), shorten(wantDoc))

@@ -44,8 +44,19 @@ func ckReaders(seed uint64) []ckReader {
 }
 
 // ckLines is everything a Lines says about an input, in order.
-func ckLines(r io.Reader) string {
-	l := NewLines(r)
+func ckLines(r io.Reader) string { return ckFramed(NewLines(r)) }
+
+// ckPrefetch is ckLines read through a Prefetch of small batches, which
+// frames the records in the buffers it reads into: whatever the Reads, it
+// must say what Lines says.
+func ckPrefetch(r io.Reader) string {
+	p := newPrefetch(NewLines(r), nil, 64, 3)
+	defer p.Close()
+	return ckFramed(p)
+}
+
+// ckFramed is everything a framer says about its input, in order.
+func ckFramed(l framer) string {
 	var b strings.Builder
 	for {
 		line, err := l.Next()
@@ -182,9 +193,9 @@ func ckEdges() []ckEdgeInput {
 	return out
 }
 
-// TestChunkingInvisible reads every shipped and edge input with Lines and
-// with Document, delivered whole and in every other way, and requires the
-// same records, parts, counts, error and digest.
+// TestChunkingInvisible reads every shipped and edge input with Lines,
+// with Prefetch and with Document, delivered whole and in every other way,
+// and requires the same records, parts, counts, error and digest.
 func TestChunkingInvisible(t *testing.T) {
 	t.Parallel()
 	ins := ckShipped(t)
@@ -200,6 +211,10 @@ func TestChunkingInvisible(t *testing.T) {
 			if got := ckLines(open()); got != wantLines {
 				fails++
 				t.Errorf("Lines(%s), %s:\n got %s\nwant %s", quoteLong(string(in)), how, shorten(got), shorten(wantLines))
+			}
+			if got := ckPrefetch(open()); got != wantLines {
+				fails++
+				t.Errorf("Prefetch(%s), %s:\n got %s\nwant %s", quoteLong(string(in)), how, shorten(got), shorten(wantLines))
 			}
 			if got := ckDocument(open()); got != wantDoc {
 				fails++

@@ -22,7 +22,9 @@
 // It trusts nothing and judges only encoding.
 //
 // Lines (lines.go) finds record boundaries: newlines, nothing else; a
-// record's bytes are handed on unparsed. Document (document.go) finds a
+// record's bytes are handed on unparsed. Prefetch's framing (frame.go)
+// finds the same boundaries, with the same verdicts, in the buffers it
+// reads into, and guards a read at a time rather than a line at a time. Document (document.go) finds a
 // value's extent instead, from quotes, backslashes and brackets alone
 // (closingQuote, the structural table); it trusts nothing of what it
 // spans, and hands each value to the Checker before returning it.

@@ -202,20 +202,21 @@ func (g *guard) finish() audit.Code {
 // newline allowed, no blank records, at most MaxRecords. It reads the input
 // once, through a guard, and stops at the first problem.
 type Lines struct {
+	src    io.Reader // the StrictReader that r reads (Prefetch reads it directly)
 	r      *bufio.Reader
 	g      guard
 	long   []byte
 	record int
 	err    error
 	sum    []byte
-	nl     bool // the last record returned ended with a newline
 }
 
 // NewLines returns a reader of the records of r, read through a
 // StrictReader: a nil r, or a Read that returns a count outside
 // 0..len(p), is input_unreadable.
 func NewLines(r io.Reader) *Lines {
-	return &Lines{r: bufio.NewReaderSize(StrictReader(r), readSize), g: sizedGuard(r)}
+	src := StrictReader(r)
+	return &Lines{src: src, r: bufio.NewReaderSize(src, readSize), g: sizedGuard(r)}
 }
 
 // Next returns the next record, valid until the following call, with the
@@ -243,7 +244,6 @@ func (l *Lines) next() ([]byte, error) {
 		}
 		switch {
 		case err == nil:
-			l.nl = true
 			if len(l.long) > 0 {
 				l.long = appendLong(l.long, chunk, longStart, l.g.rest(0))
 				chunk = l.long
@@ -267,7 +267,6 @@ func (l *Lines) next() ([]byte, error) {
 				}
 				return nil, io.EOF
 			}
-			l.nl = false
 			return l.frame(line)
 		default:
 			return nil, audit.Invalid(audit.InputUnreadable, -1, err)

@@ -11,12 +11,13 @@ import (
 	"github.com/cairn-audit/cairn/audit"
 )
 
-// Prefetch runs a Lines on a second goroutine, so that framing (reading,
-// the size and encoding guard, the digest) overlaps with what the caller
-// does with each record. It returns exactly what the Lines returns, in the
-// same order — records, record numbers, byte counts, the first error, the
-// digest — so the first problem in reading order is still the one
-// reported. It reads ahead at most prefetchBatches batches of about
+// Prefetch frames a Lines' input on a second goroutine, so that framing
+// (reading, the size and encoding guard, the digest) overlaps with what the
+// caller does with each record. It returns exactly what the Lines would
+// return, in the same order — records, record numbers, byte counts, the
+// first error, the digest — so the first problem in reading order is
+// still the one reported; it reads the input into its batches itself
+// rather than through the Lines' buffer (see frame). It reads ahead at most prefetchBatches batches of about
 // prefetchBytes each; Close stops it.
 //
 // Given a Checker, a third goroutine checks each framed record as JSON
@@ -77,8 +78,9 @@ const (
 	prefetchBatches = 3
 	prefetchBytes   = 256 << 10
 	prefetchLines   = 2048
-	// prefetchSlack is room for the line that takes a batch past
-	// prefetchBytes; a longer one grows the batch.
+	// prefetchSlack is room past prefetchBytes for the record that takes
+	// a batch past it; a record longer than a batch's buffer is read into
+	// the long buffer (see frame).
 	prefetchSlack = 8 << 10
 )
 
@@ -99,20 +101,18 @@ type position struct {
 	bytes  int64
 }
 
-// batch is a run of records copied out of the reader's buffer, and, in
-// the last one, how the input ended.
+// batch is a run of records read into its buffer, and, in the last one,
+// how the input ended.
 type batch struct {
-	// buf holds the records as the input has them, each followed by its
-	// newline, save a record lent by the Lines (see frame) and the last
-	// record of an input that does not end with a newline.
+	// buf holds the input's bytes from the batch's first record to its
+	// last record's newline (or, in the last batch, to the end of input):
+	// the records, and the digest's bytes, in order.
 	buf   []byte
-	nl    bool   // a newline follows buf in the input (a lent record's)
-	own   []byte // buf's own storage while buf is a record lent by the Lines
+	own   []byte // buf's own storage while buf is the long buffer (see frame)
 	lines []lineRef
 	spans []Span // offsets in the record's line
 	first int    // the record number of lines[0]: lines hold consecutive records
-	err   error  // the Lines' error (io.EOF at the end), or errRejected
-	sum   []byte
+	err   error  // how the input ends (io.EOF at the end), or errRejected
 	final position
 	// The checker's code and cause for the batch's last line, which ends
 	// the input when the code is not 0.
@@ -209,106 +209,6 @@ func (p *Prefetch) next() *batch {
 	}
 }
 
-// frame fills batches from l and sends them to out, the last one with the
-// Lines' error.
-//
-// A record longer than a batch is not copied: its batch holds it where l
-// assembled it, and l reads on only once that batch is back, so that the
-// largest record is in memory once. A batch ends before a record that
-// would outgrow its buffer.
-func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
-	var (
-		held   []byte // a record read from l and not yet in a batch
-		has    bool
-		heldNL bool     // a newline follows it
-		heldAt position // its record number and the bytes consumed with it
-		lent   *batch   // the batch holding a record in l's buffer
-		spare  []*batch // free batches received while waiting for lent
-	)
-	// back takes a batch returned by the last stage, or a spare one when
-	// that is allowed; false once closed.
-	back := func(spareToo bool) (*batch, bool) {
-		var b *batch
-		if n := len(spare); spareToo && n > 0 {
-			b, spare = spare[n-1], spare[:n-1]
-		} else {
-			select {
-			case b = <-p.free:
-			case <-p.done:
-				return nil, false
-			}
-		}
-		if b.hashed != nil {
-			<-b.hashed // long done, nearly always
-			b.hashed = nil
-		}
-		if b == lent {
-			b.buf, b.own, lent = b.own, nil, nil
-		}
-		return b, true
-	}
-	for {
-		b, ok := back(true)
-		if !ok {
-			return
-		}
-		Mark("frame+")
-		b.buf, b.lines, b.spans, b.err, b.code, b.cause = b.buf[:0], b.lines[:0], b.spans[:0], nil, 0, nil
-		b.nl, b.digest = false, nil
-		for len(b.buf) < p.size && len(b.lines) < p.lines {
-			if !has {
-				for lent != nil {
-					x, ok := back(false)
-					if !ok {
-						return
-					}
-					spare = append(spare, x)
-				}
-				line, err := l.Next()
-				if err != nil {
-					b.err, b.sum = err, l.Sum()
-					b.final = position{record: l.Record(), bytes: l.Bytes()}
-					break
-				}
-				held, has, heldAt, heldNL = line, true, position{l.Record(), l.Bytes()}, l.nl
-			}
-			if len(b.lines) > 0 && (len(held) > p.size || len(b.buf)+len(held)+1 > cap(b.buf)) {
-				break // the record starts the next batch
-			}
-			b.first = heldAt.record - len(b.lines)
-			start := len(b.buf)
-			if len(held) > p.size {
-				b.own, b.buf, lent, b.nl = b.buf, held, b, heldNL
-			} else {
-				b.buf = append(b.buf, held...)
-				if heldNL {
-					b.buf = append(b.buf, '\n')
-				}
-			}
-			b.lines = append(b.lines, lineRef{start: int32(start), end: int32(start + len(held)), bytes: heldAt.bytes})
-			has = false
-			if lent == b {
-				break
-			}
-		}
-		// Once sent, the batch belongs to the next stage: whether it ends
-		// the input is read before.
-		last := b.err != nil
-		if b.err == nil || b.err == io.EOF {
-			p.hashBatch(b)
-		}
-		Mark("frame-")
-		select {
-		case out <- b:
-		case <-p.done:
-			return
-		}
-		if last {
-			return
-		}
-	}
-}
-
 // hashBatch adds b's bytes to the input's digest on a goroutine of its
 // own, once the batch before it is hashed, and, when b ends the input, takes
 // the digest. The batch's buffer is only read there, as the later stages
@@ -316,23 +216,18 @@ func (p *Prefetch) frame(l *Lines, out chan<- *batch) {
 func (p *Prefetch) hashBatch(b *batch) {
 	prev, done := p.hashed, make(chan struct{})
 	p.hashed, b.hashed = done, done
-	buf, nl, final := b.buf, b.nl, b.err != nil
+	buf, final := b.buf, b.err != nil
 	go func() {
 		if prev != nil {
 			<-prev
 		}
 		p.h.Write(buf)
-		if nl {
-			p.h.Write(newline[:])
-		}
 		if final {
 			b.digest = p.h.Sum(nil)
 		}
 		close(done)
 	}()
 }
-
-var newline = [1]byte{'\n'}
 
 // checkAll runs c over each framed batch's records, in order, and passes the
 // batch on. The first record c rejects ends the batch, and the input, in
@@ -350,7 +245,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			ref := &b.lines[k]
 			if code := c.Check(b.buf[ref.start:ref.end]); code != 0 {
 				b.code, b.cause = code, c.Cause()
-				b.err, b.sum, b.final = errRejected, nil, position{b.first + k, ref.bytes}
+				b.err, b.final = errRejected, position{b.first + k, ref.bytes}
 				b.lines = b.lines[:k+1]
 				break
 			}
@@ -384,7 +279,7 @@ func (p *Prefetch) Next() ([]byte, error) {
 	for p.cur == nil || p.pos >= len(p.cur.lines) {
 		if p.cur != nil {
 			if p.cur.err != nil {
-				p.err, p.sum = p.cur.err, p.cur.sum
+				p.err, p.sum = p.cur.err, nil
 				if p.err == io.EOF {
 					<-p.cur.hashed
 					p.sum = p.cur.digest
