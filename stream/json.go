@@ -277,6 +277,7 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Code) {
 	b := c.b
 	idSeen := 0
+	var bloom uint64 // nameBit of each of the object's first smallObject names
 	count := 0       // names read in this object, but the one it may hold twice
 	members := 0     // members read in this object
 	refused := false // a member that Locate.Reads refuses was located
@@ -319,10 +320,15 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		} else {
 			if count < smallObject {
 				// The small object's comparisons, here rather than in
-				// seen: this is the path of nearly every name.
-				for _, n := range c.names[first:] {
-					if bytes.Equal(n, name) {
-						return c.fail(audit.DuplicateKey, nil)
+				// seen: this is the path of nearly every name. A name
+				// whose bit no earlier name has is compared with none.
+				if bit := nameBit(name); bloom&bit == 0 {
+					bloom |= bit
+				} else {
+					for _, n := range c.names[first:] {
+						if bytes.Equal(n, name) {
+							return c.fail(audit.DuplicateKey, nil)
+						}
 					}
 				}
 			} else if c.seen(first, level, count, name, i, escaped) {
@@ -390,6 +396,17 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 	}
+}
+
+// nameBit is one of 64 bits, chosen by name's length and its first and
+// last bytes: two equal names have the same bit, so a name whose bit is
+// not among those of an object's names so far is none of them.
+func nameBit(name []byte) uint64 {
+	h := uint(len(name))
+	if len(name) > 0 {
+		h = h*5 + uint(name[0]) + uint(name[len(name)-1])*3
+	}
+	return 1 << (h & 63)
 }
 
 // locates reports whether a member named name, past the first locateAll
