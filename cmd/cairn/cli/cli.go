@@ -111,23 +111,36 @@ func scopeVars(k *kong.Kong) error {
 		}
 		return false
 	}
-	return kong.Visit(k.Model.Node, func(n kong.Visitable, next kong.Next) error {
-		switch n := n.(type) {
-		case *kong.Node:
-			if n.Tag != nil && uses(n.Help) {
-				n.Tag.Vars = vars.CloneWith(n.Tag.Vars)
-			}
-		case *kong.Value:
-			texts := append([]string{n.Help, n.Default, n.Enum}, n.Tag.Envs...)
-			if n.Flag != nil {
-				texts = append(texts, n.Flag.PlaceHolder)
-			}
-			if uses(texts...) {
-				n.Tag.Vars = vars.CloneWith(n.Tag.Vars)
-			}
+	value := func(v *kong.Value) {
+		texts := append([]string{v.Help, v.Default, v.Enum}, v.Tag.Envs...)
+		if v.Flag != nil {
+			texts = append(texts, v.Flag.PlaceHolder)
 		}
-		return next(nil)
-	})
+		if uses(texts...) {
+			v.Tag.Vars = vars.CloneWith(v.Tag.Vars)
+		}
+	}
+	// The nodes kong.Visit would visit, walked without its closures.
+	var node func(n *kong.Node)
+	node = func(n *kong.Node) {
+		if n.Tag != nil && uses(n.Help) {
+			n.Tag.Vars = vars.CloneWith(n.Tag.Vars)
+		}
+		if n.Argument != nil {
+			value(n.Argument)
+		}
+		for _, f := range n.Flags {
+			value(f.Value)
+		}
+		for _, p := range n.Positional {
+			value(p)
+		}
+		for _, c := range n.Children {
+			node(c)
+		}
+	}
+	node(k.Model.Node)
+	return nil
 }
 
 // newCLI is the grammar with eval protocol's input flags made from the
