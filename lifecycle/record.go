@@ -82,6 +82,21 @@ func KeyOf(b []byte) Key {
 	return k
 }
 
+// itemKey is an item id's Key: KeyOf(id), except for codex's own ids,
+// item_N with N its Num, which N tells from every other id: those are
+// keyed by N with a mark, without hashing. Another id's key is random
+// per process (keySeeds), so none can be made to equal one of these
+// 2^20, and by accident the odds are 2^-108 an id.
+func itemKey(id []byte, num int) Key {
+	if num < 0 {
+		return KeyOf(id)
+	}
+	var k Key
+	binary.LittleEndian.PutUint64(k[:8], uint64(num))
+	k[15] = 0x80
+	return k
+}
+
 // maxItemNum bounds the item numbers kept as bits (a 128 KiB bitset at
 // most); larger ones go the way of any other id.
 const maxItemNum = 1 << 20
@@ -515,8 +530,8 @@ func (d *Decoder) decodeItem(line, id, idText, typ, typText []byte, result []str
 		it.Tool = stream.Unquote(tool)
 		it.Arguments = args
 	}
-	it.Key = KeyOf(idText)
 	it.Num = itemNum(idText)
+	it.Key = itemKey(idText, it.Num)
 	it.Identity = d.identity(idText, typText, it, args)
 	return 0
 }
