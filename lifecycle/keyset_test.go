@@ -133,3 +133,24 @@ func TestDoneSetMatchesMap(t *testing.T) {
 		t.Fatalf("bitset of %d words, more than %d", len(s.bits), maxItemNum/64)
 	}
 }
+
+// TestItemKey: the same id always has the same key, and different ids,
+// codex's own item_N among others of every shape, have different keys.
+func TestItemKey(t *testing.T) {
+	ids := []string{"", "item_", "item_0", "item_00", "item_1", "item_01", "item_10", "item_1048575", "item_1048576",
+		"item_9999999", "item_-1", "Item_1", "item_1 ", "item_x", "1", "msg_1", "\x80", "item_2"}
+	for i := range 300 {
+		ids = append(ids, "item_"+strconv.Itoa(i), "call_"+strconv.Itoa(i))
+	}
+	seen := map[Key]string{}
+	for _, id := range ids {
+		k := itemKey([]byte(id), itemNum([]byte(id)))
+		if again := itemKey([]byte(id), itemNum([]byte(id))); again != k {
+			t.Fatalf("%q: two keys", id)
+		}
+		if other, ok := seen[k]; ok && other != id {
+			t.Fatalf("%q and %q have one key", id, other)
+		}
+		seen[k] = id
+	}
+}
