@@ -124,10 +124,11 @@ func (f *batchFramer) takeLong(b *batch, content []byte, need int) bool {
 
 // longSize is the capacity the long buffer grows to from one of n bytes
 // that is full: double, from four reads; once past exactLong, what is
-// left of an input of known size, and a read more to see its end.
+// left of an input of known size, and a read more to see its end (a size
+// that turns out short, nothing left by it, doubles again).
 func (f *batchFramer) longSize(n int) int {
 	size := max(2*n, longStart)
-	if rest := f.g.rest(0); rest >= 0 && size >= exactLong {
+	if rest := f.g.rest(0); rest > 0 && size >= exactLong {
 		size = n + int(min(rest, MaxBytes)) + readSize
 	}
 	return min(size, MaxBytes+readSize)

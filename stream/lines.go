@@ -286,7 +286,8 @@ const longStart = 4 * readSize
 // input left to read after p, is known (>= 0: a file's size), a buffer
 // that reaches exactLong grows once more, to hold all of them: a 16 MiB
 // line of a file costs 17.8 MiB of allocations, and a 16 MiB buffer with
-// at most 1 MiB beside it. The guard has counted p first: what b holds is
+// at most 1 MiB beside it. A size that turns out short (nothing left by
+// it) doubles again. The guard has counted p first: what b holds is
 // never more than MaxBytes, save a chunk of slack.
 func appendLong(b, p []byte, start int, rest int64) []byte {
 	if len(b)+len(p) <= cap(b) {
@@ -294,7 +295,7 @@ func appendLong(b, p []byte, start int, rest int64) []byte {
 	}
 	need := len(b) + len(p)
 	n := max(2*cap(b), start)
-	if rest >= 0 && n >= exactLong {
+	if rest > 0 && n >= exactLong {
 		n = need + int(min(rest, MaxBytes))
 	}
 	if n > MaxBytes {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -63,4 +64,40 @@ func (r *repeated) Read(p []byte) (int, error) {
 	}
 	r.n -= k
 	return k, nil
+}
+
+// shortSized is a reader that reports a size smaller than what it reads,
+// as a file that grows while it is read does.
+type shortSized struct{ io.Reader }
+
+func (shortSized) Size() int64 { return 100 }
+
+// TestPrefetchLongRecordWrongSize: a record longer than the size its
+// input reported grows the long buffer by doubling once that size is
+// passed, not a read at a time: allocations stay a small multiple of the
+// record, and the record is read whole.
+func TestPrefetchLongRecordWrongSize(t *testing.T) {
+	const size = 3 << 20
+	for _, how := range []string{"Lines", "Prefetch"} {
+		in := io.MultiReader(strings.NewReader(`{"type":"error","message":"`), &repeated{b: 'x', n: size}, strings.NewReader(`"}`+"\n"))
+		var f framer = NewLines(shortSized{in})
+		if how == "Prefetch" {
+			p := NewPrefetch(f.(*Lines), &Checker{})
+			defer p.Close()
+			f = p
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		line, err := f.Next()
+		runtime.ReadMemStats(&after)
+		if err != nil || len(line) != size+len(`{"type":"error","message":""}`) {
+			t.Fatalf("%s: got %d bytes, %v; want the record whole", how, len(line), err)
+		}
+		if _, err := f.Next(); err != io.EOF {
+			t.Fatalf("%s: then %v, want EOF", how, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 5*size {
+			t.Errorf("%s: %d bytes allocated for a %d-byte record, want at most %d", how, got, size, 5*size)
+		}
+	}
 }
