@@ -82,30 +82,32 @@ func (x *OpenCodeExport) Engine() *audit.Engine { return x.engine }
 // Harness is the export's harness.
 func (x *OpenCodeExport) Harness() string { return "opencode" }
 
-// The members of a message, and of its info, that Event reads (fieldsOf).
-var (
-	messageMembers = []string{"info", "parts"}
-	infoMembers    = []string{"role", "error", "time", "finish"}
-)
+// oxLocate is what the document's checker locates in each message, as it
+// checks it, so that Event need not walk the message for them: its info
+// and parts, info's role, error, time and finish, and time's completed.
+var oxLocate = stream.Locate{Child: "info", Grandchild: "time", Reads: func(name []byte) bool {
+	switch string(name) {
+	case "info", "parts", "role", "error", "time", "finish", "completed":
+		return true
+	}
+	return false
+}}
 
-// Event takes the message at 0-based index i.
-func (x *OpenCodeExport) Event(v []byte, i int) error {
+// Event takes the message at 0-based index i, its members located by the
+// document's checker (oxLocate).
+func (x *OpenCodeExport) Event(v []byte, loc stream.Located, i int) error {
 	x.n = i
 	if stream.TypeOf(v) != stream.Object {
 		return x.invalid(audit.SchemaViolation, oxMessage)
 	}
-	var mv [2][]byte
-	fieldsOf(v, messageMembers, mv[:])
-	info, parts := mv[0], mv[1]
+	info, parts := member(v, loc.Root, "info"), member(v, loc.Root, "parts")
 	switch {
 	case stream.TypeOf(info) != stream.Object:
 		return x.invalid(audit.SchemaViolation, oxMessageInfo)
 	case stream.TypeOf(parts) != stream.Array:
 		return x.invalid(audit.SchemaViolation, oxParts)
 	}
-	var iv [4][]byte
-	fieldsOf(info, infoMembers, iv[:])
-	role, errObj, time, finish := iv[0], iv[1], iv[2], iv[3]
+	role, errObj, finish := member(v, loc.Child, "role"), member(v, loc.Child, "error"), member(v, loc.Child, "finish")
 	if stream.TypeOf(role) != stream.String {
 		return x.invalid(audit.SchemaViolation, "messages[].info.role")
 	}
@@ -114,7 +116,7 @@ func (x *OpenCodeExport) Event(v []byte, i int) error {
 	x.complete, x.failed = false, false
 	if assistant {
 		x.failed = errObj != nil && stream.TypeOf(errObj) != stream.Null
-		completed := field(time, "completed")
+		completed := member(v, loc.Grandchild, "completed") // info.time's
 		x.complete = !x.failed && stream.TextIs(finish, "stop") &&
 			completed != nil && stream.TypeOf(completed) != stream.Null
 	} else if !stream.TextIs(role, "user") {
@@ -180,5 +182,5 @@ func (x *OpenCodeExport) End(hasMessages bool) (*audit.Engine, error) {
 // ReadOpenCodeExport streams an opencode export document (SPEC §13)
 // through the engine.
 func ReadOpenCodeExport(r io.Reader, capture bool) Input {
-	return readDocument(r, "messages", NewOpenCodeExport(audit.NewEngine(capture)))
+	return readDocument(r, "messages", NewOpenCodeExport(audit.NewEngine(capture)), &oxLocate)
 }

@@ -156,7 +156,10 @@ func ReadCodex(r io.Reader, capture bool) Input {
 // document's array, then the end of the document.
 type documentFeed interface {
 	Member(name, v []byte) error
-	Event(v []byte, i int) error
+	// Event takes the element at 0-based index i, and what the document's
+	// checker located in it (empty unless the front end's readDocument
+	// asked for a Locate).
+	Event(v []byte, loc stream.Located, i int) error
 	// End takes the end of the document (hasArray: its array was read)
 	// and returns the engine whose checks the report uses.
 	End(hasArray bool) (*audit.Engine, error)
@@ -167,9 +170,15 @@ type documentFeed interface {
 }
 
 // readDocument streams the document in r, whose array is array, through
-// feed, and reports what was read.
-func readDocument(r io.Reader, array string, feed documentFeed) Input {
-	doc := stream.NewDocumentOf(r, array)
+// feed, and reports what was read. Given loc, the checker locates those
+// members of each element of the array (stream.NewDocumentLocating).
+func readDocument(r io.Reader, array string, feed documentFeed, loc *stream.Locate) Input {
+	var doc *stream.Document
+	if loc != nil {
+		doc = stream.NewDocumentLocating(r, array, *loc)
+	} else {
+		doc = stream.NewDocumentOf(r, array)
+	}
 	result := func(e *audit.Engine, err error) Input {
 		in := Input{Engine: e, Harness: feed.Harness(), Bytes: doc.Bytes(), Records: doc.Events(), Err: err}
 		if err == nil {
@@ -184,7 +193,7 @@ func readDocument(r io.Reader, array string, feed documentFeed) Input {
 			case stream.Member:
 				err = feed.Member(p.Name, p.Value)
 			case stream.Event:
-				err = feed.Event(p.Value, p.Index)
+				err = feed.Event(p.Value, doc.Located(), p.Index)
 			case stream.End:
 				engine, err := feed.End(doc.HasEvents())
 				if err != nil {
@@ -202,5 +211,5 @@ func readDocument(r io.Reader, array string, feed documentFeed) Input {
 // ReadTrajectory streams a normalized trajectory (SPEC §5) through the
 // engine of its harness.
 func ReadTrajectory(r io.Reader, capture bool) Input {
-	return readDocument(r, "events", NewTrajectory(capture))
+	return readDocument(r, "events", NewTrajectory(capture), nil)
 }

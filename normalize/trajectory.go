@@ -304,8 +304,9 @@ type event struct {
 	sequence, kind, payload []byte
 }
 
-// Event takes the element at index i of `events`.
-func (t *Trajectory) Event(v []byte, i int) error {
+// Event takes the element at index i of `events` (nothing is located in
+// it: the trajectory's decoder walks its members).
+func (t *Trajectory) Event(v []byte, _ stream.Located, i int) error {
 	if stream.TypeOf(v) != stream.Object {
 		return invalid(audit.SchemaViolation, i, "events[]")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,9 +31,22 @@ func FuzzDocument(f *testing.F) {
 	f.Add([]byte("\xef\xbb\xbf{}"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		d := NewDocument(bytes.NewReader(in))
+		// The same document, its events' members located: the same parts,
+		// and the located members those a plain walk finds.
+		all := func([]byte) bool { return true }
+		ld := NewDocumentLocating(bytes.NewReader(in), "events", Locate{Child: "payload", Grandchild: "input", Reads: all})
 		var c Checker
 		for {
+			lp, lerr := ld.Next()
+			if lp.Kind == Event && lerr == nil {
+				docSameLocated(t, lp.Value, ld.Located())
+			} else if loc := ld.Located(); len(loc.Root)+len(loc.Child)+len(loc.Grandchild) > 0 {
+				t.Fatalf("members located after a part of kind %d", lp.Kind)
+			}
 			p, err := d.Next()
+			if lp.Kind != p.Kind || !bytes.Equal(lp.Value, p.Value) || !bytes.Equal(lp.Name, p.Name) || fmt.Sprint(lerr) != fmt.Sprint(err) {
+				t.Fatalf("locating: part %d %q %v, want %d %q %v", lp.Kind, lp.Value, lerr, p.Kind, p.Value, err)
+			}
 			if err != nil {
 				var ie *audit.InputError
 				if !errors.As(err, &ie) || ie.Code.Kind() != audit.KindInvalid {
@@ -61,7 +75,7 @@ func FuzzDocument(f *testing.F) {
 				if p.Kind == Event {
 					base = 2
 				}
-				if code := c.checkValue(p.Value, base); code != 0 {
+				if code := c.checkValue(p.Value, base, false); code != 0 {
 					t.Fatalf("part value rejected by the checker: %s", code)
 				}
 			case End:
@@ -74,6 +88,50 @@ func FuzzDocument(f *testing.F) {
 			}
 		}
 	})
+}
+
+// docSameLocated checks that what a locating Document located in the
+// event v is what walking it finds: its members, the members of its
+// payload object and of that one's input object.
+func docSameLocated(t *testing.T, v []byte, loc Located) {
+	t.Helper()
+	fields := func(spans []Span) []Field {
+		var fs []Field
+		for i := range spans {
+			name, value := spans[i].In(v)
+			fs = append(fs, Field{name, value})
+		}
+		return fs
+	}
+	of := func(fs []Field, name string) []Field {
+		for _, f := range fs {
+			if string(f.Name) == name && TypeOf(f.Value) == Object {
+				return appendMembers(nil, f.Value)
+			}
+		}
+		return nil
+	}
+	same := func(a, b []Field) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !bytes.Equal(a[i].Name, b[i].Name) || !bytes.Equal(a[i].Value, b[i].Value) {
+				return false
+			}
+		}
+		return true
+	}
+	root := appendMembers(nil, v)
+	payload := of(root, "payload")
+	for _, o := range []struct {
+		name      string
+		got, want []Field
+	}{{"event", fields(loc.Root), root}, {"payload", fields(loc.Child), payload}, {"input", fields(loc.Grandchild), of(payload, "input")}} {
+		if !same(o.got, o.want) {
+			t.Fatalf("located %s members %q, want %q", o.name, o.got, o.want)
+		}
+	}
 }
 
 func isInputSafety(c audit.Code) bool {
