@@ -111,24 +111,13 @@ func docSameLocated(t *testing.T, v []byte, loc Located) {
 		}
 		return nil
 	}
-	same := func(a, b []Field) bool {
-		if len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !bytes.Equal(a[i].Name, b[i].Name) || !bytes.Equal(a[i].Value, b[i].Value) {
-				return false
-			}
-		}
-		return true
-	}
 	root := appendMembers(nil, v)
 	payload := of(root, "payload")
 	for _, o := range []struct {
 		name      string
 		got, want []Field
 	}{{"event", fields(loc.Root), root}, {"payload", fields(loc.Child), payload}, {"input", fields(loc.Grandchild), of(payload, "input")}} {
-		if !same(o.got, o.want) {
+		if !sameFields(o.got, o.want) {
 			t.Fatalf("located %s members %q, want %q", o.name, o.got, o.want)
 		}
 	}

@@ -262,15 +262,15 @@ func FuzzChecker(f *testing.F) {
 		// The members the checker locates are those a second, plain walk
 		// of the record (and of its "item" object) finds.
 		root := fzFields(in, c.Root)
-		if want := stream.AppendMembers(nil, in); !fzSameFields(root, want) {
+		if want := stream.AppendMembers(nil, in); !stream.SameFields(root, want) {
 			t.Fatalf("recorded members %q, want %q", root, want)
 		}
 		item := fzMembersOf(root, "item")
-		if got := fzFields(in, c.Child); !fzSameFields(got, item) {
+		if got := fzFields(in, c.Child); !stream.SameFields(got, item) {
 			t.Fatalf("recorded item members %q, want %q", got, item)
 		}
 		result := fzMembersOf(item, "result")
-		if got := fzFields(in, c.Grandchild); !fzSameFields(got, result) {
+		if got := fzFields(in, c.Grandchild); !stream.SameFields(got, result) {
 			t.Fatalf("recorded result members %q, want %q", got, result)
 		}
 		// A located member's Text is its value unquoted, and PlainString
@@ -299,7 +299,7 @@ func FuzzChecker(f *testing.F) {
 			spans []stream.Span
 			all   []stream.Field
 		}{{"record", reads.Root, root}, {"item", reads.Child, item}, {"result", reads.Grandchild, result}} {
-			if got, want := fzFields(in, o.spans), fzRead(o.all); !fzSameFields(got, want) {
+			if got, want := fzFields(in, o.spans), fzRead(o.all); !stream.SameFields(got, want) {
 				t.Fatalf("with Reads, located %s members %q, want %q", o.name, got, want)
 			}
 		}
@@ -360,18 +360,6 @@ func fzFields(b []byte, spans []stream.Span) []stream.Field {
 		fs = append(fs, stream.Field{Name: name, Value: value})
 	}
 	return fs
-}
-
-func fzSameFields(a, b []stream.Field) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i].Name, b[i].Name) || !bytes.Equal(a[i].Value, b[i].Value) {
-			return false
-		}
-	}
-	return true
 }
 
 // fzDepth is the deepest nesting of the valid JSON text b.
