@@ -57,10 +57,10 @@ type batchFramer struct {
 	g   *guard
 	// tail is the unfinished line after the last batch's records: read,
 	// and seen by the guard, but not yet in a batch. base is the input
-	// offset of its first byte; read, of the first byte not read yet.
-	tail       []byte
-	base, read int64
-	record     int
+	// offset of its first byte.
+	tail   []byte
+	base   int64
+	record int
 	// end is what ends the input once the bytes read are framed: the
 	// guard's problem, a read error or io.EOF (with the guard's verdict
 	// on the end); endBytes is the byte count that goes with it.
@@ -123,15 +123,10 @@ func (f *batchFramer) takeLong(b *batch, content []byte, need int) bool {
 }
 
 // longSize is the capacity the long buffer grows to from one of n bytes
-// that is full: double, from four reads; once past exactLong, what is
-// left of an input of known size, and a read more to see its end (a size
-// that turns out short, nothing left by it, doubles again).
+// that is full: Lines' policy (longCap) for n bytes and a read more, so
+// that what is left of an input of known size, and its end, fit.
 func (f *batchFramer) longSize(n int) int {
-	size := max(2*n, longStart)
-	if rest := f.g.rest(0); rest > 0 && size >= exactLong {
-		size = n + int(min(rest, MaxBytes)) + readSize
-	}
-	return min(size, MaxBytes+readSize)
+	return longCap(n, n+readSize, longStart, f.g.rest(0))
 }
 
 // fill frames records into b, reading as needed, until b is full or the
@@ -202,19 +197,13 @@ func (f *batchFramer) fill(b *batch) bool {
 // or blank (which ends the input: false).
 func (f *batchFramer) record1(b *batch, start, end int, bytes int64) bool {
 	f.record++
-	var err error
-	switch {
-	case f.record > MaxRecords:
-		err = audit.Invalid(audit.TooManyRecords, f.record, nil)
-	case skipSpace(b.buf[start:end], 0) == end-start:
-		err = audit.Invalid(audit.BlankRecord, f.record, nil)
-	default:
-		b.lines = append(b.lines, lineRef{start: int32(start), end: int32(end), bytes: bytes})
-		return true
+	if err := refused(b.buf[start:end], f.record); err != nil {
+		b.err, b.final = err, position{record: f.record, bytes: bytes}
+		b.buf = b.buf[:end]
+		return false
 	}
-	b.err, b.final = err, position{record: f.record, bytes: bytes}
-	b.buf = b.buf[:end]
-	return false
+	b.lines = append(b.lines, lineRef{start: int32(start), end: int32(end), bytes: bytes})
+	return true
 }
 
 // finish ends b at the end of what was read: the last record, when the
@@ -236,13 +225,11 @@ func (f *batchFramer) finish(b *batch, start int, base int64) {
 func (f *batchFramer) readInto(b *batch) {
 	n := len(b.buf)
 	k, err := f.src.Read(b.buf[n:min(cap(b.buf), n+readSize)])
-	got := b.buf[n : n+k]
-	f.read += int64(k)
-	if code := f.g.consume(got); code != 0 {
+	at := f.g.n // the input offset of the read's first byte
+	if code := f.g.consume(b.buf[n : n+k]); code != 0 {
 		// f.g.n is just past the byte that made the problem certain: the
 		// record that holds it is the one Lines fails.
-		keep := int(f.g.n-1) - (int(f.read) - k)
-		b.buf = b.buf[:n+max(keep, 0)]
+		b.buf = b.buf[:n+max(int(f.g.n-1-at), 0)]
 		f.end, f.endBytes = audit.Invalid(code, -1, nil), f.g.n
 		return
 	}

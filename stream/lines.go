@@ -202,8 +202,8 @@ func (g *guard) finish() audit.Code {
 // newline allowed, no blank records, at most MaxRecords. It reads the input
 // once, through a guard, and stops at the first problem.
 type Lines struct {
-	src    io.Reader // the StrictReader that r reads (Prefetch reads it directly)
-	r      *bufio.Reader
+	src    io.Reader     // the StrictReader that r reads (Prefetch reads it directly)
+	r      *bufio.Reader // nil until the first Next
 	g      guard
 	long   []byte
 	record int
@@ -215,8 +215,7 @@ type Lines struct {
 // StrictReader: a nil r, or a Read that returns a count outside
 // 0..len(p), is input_unreadable.
 func NewLines(r io.Reader) *Lines {
-	src := StrictReader(r)
-	return &Lines{src: src, r: bufio.NewReaderSize(src, readSize), g: sizedGuard(r)}
+	return &Lines{src: StrictReader(r), g: sizedGuard(r)}
 }
 
 // Next returns the next record, valid until the following call, with the
@@ -238,6 +237,10 @@ func (l *Lines) Next() ([]byte, error) {
 func (l *Lines) next() ([]byte, error) {
 	l.long = l.long[:0]
 	for {
+		if l.r == nil {
+			// Made on the first read: a Prefetch reads src itself.
+			l.r = bufio.NewReaderSize(l.src, readSize)
+		}
 		chunk, err := l.r.ReadSlice('\n')
 		if code := l.g.consume(chunk); code != 0 {
 			return nil, audit.Invalid(code, -1, nil)
@@ -293,18 +296,21 @@ func appendLong(b, p []byte, start int, rest int64) []byte {
 	if len(b)+len(p) <= cap(b) {
 		return append(b, p...)
 	}
-	need := len(b) + len(p)
-	n := max(2*cap(b), start)
+	nb := make([]byte, len(b), longCap(cap(b), len(b)+len(p), start, rest))
+	copy(nb, b)
+	return append(nb, p...)
+}
+
+// longCap is the capacity a long buffer of capacity c that must hold need
+// bytes grows to (appendLong's policy): double, from start; once past
+// exactLong, need and the rest of the input (rest > 0: what its size
+// leaves); never past MaxBytes unless need is more.
+func longCap(c, need, start int, rest int64) int {
+	n := max(2*c, start)
 	if rest > 0 && n >= exactLong {
 		n = need + int(min(rest, MaxBytes))
 	}
-	if n > MaxBytes {
-		n = MaxBytes
-	}
-	n = max(n, need)
-	nb := make([]byte, len(b), n)
-	copy(nb, b)
-	return append(nb, p...)
+	return max(min(n, MaxBytes), need)
 }
 
 // exactLong is the size from which a long buffer of an input of known size
@@ -314,13 +320,22 @@ const exactLong = 1 << 20
 // frame counts and checks one line's record.
 func (l *Lines) frame(line []byte) ([]byte, error) {
 	l.record++
-	if l.record > MaxRecords {
-		return nil, audit.Invalid(audit.TooManyRecords, l.record, nil)
-	}
-	if skipSpace(line, 0) == len(line) {
-		return nil, audit.Invalid(audit.BlankRecord, l.record, nil)
+	if err := refused(line, l.record); err != nil {
+		return nil, err
 	}
 	return line, nil
+}
+
+// refused is the error that the line, the input's record-th, ends the
+// input with: past MaxRecords, or blank; nil for a record to check.
+func refused(line []byte, record int) error {
+	switch {
+	case record > MaxRecords:
+		return audit.Invalid(audit.TooManyRecords, record, nil)
+	case skipSpace(line, 0) == len(line):
+		return audit.Invalid(audit.BlankRecord, record, nil)
+	}
+	return nil
 }
 
 // Record is the 1-based number of the last record returned.

@@ -17,8 +17,9 @@ import (
 // return, in the same order — records, record numbers, byte counts, the
 // first error, the digest — so the first problem in reading order is
 // still the one reported; it reads the input into its batches itself
-// rather than through the Lines' buffer (see frame). It reads ahead at most prefetchBatches batches of about
-// prefetchBytes each; Close stops it.
+// rather than through the Lines' buffer (see frame). It reads ahead at
+// most prefetchBatches batches of about prefetchBytes each; Close stops
+// it.
 //
 // Given a Checker, a third goroutine checks each framed record as JSON
 // (the larger part of the work on a record) before the caller sees it, and
