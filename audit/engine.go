@@ -31,8 +31,10 @@ const (
 	// a call nor an effect, counted in tool_discovery only (SPEC §9).
 	EventDiscovery
 	// EventBookkeeping is a call of the CLI's own that neither acts nor
-	// discovers (Gemini CLI's update_topic): counted in bookkeeping only
-	// (SPEC §7.1, §11).
+	// discovers (Gemini CLI's update_topic, Pi's codemode): counted in
+	// bookkeeping only (SPEC §7.1, §11, §12). Its lifecycle is still
+	// judged: given a Ref, it awaits Settle, and without it is
+	// call_incomplete (SPEC v4 §11, §12).
 	EventBookkeeping
 )
 
@@ -239,6 +241,11 @@ func (e *Engine) Add(ev Event) Code {
 		e.counts.ToolDiscovery++
 	case EventBookkeeping:
 		e.counts.Bookkeeping++
+		if ev.Ref != 0 {
+			// Not a call of the checks: its tool is NoTool, and it is
+			// neither first, opaque nor a memory call.
+			e.pending[ev.Ref] = pending{record: ev.Record, where: ev.Where}
+		}
 	case EventUnknown:
 		e.counts.UnknownRecords = satAdd(e.counts.UnknownRecords, 1)
 		e.evidence.add(UnknownRecord)
@@ -334,6 +341,11 @@ func (e *Engine) result(ev Event) {
 		e.observe(SearchResultUninterpretable, ev.Record, ev.Where)
 	}
 }
+
+// Settle takes the end of the bookkeeping call ref (an EventBookkeeping
+// with that Ref): its result is not judged, and is not an event of the
+// checks.
+func (e *Engine) Settle(ref int) { delete(e.pending, ref) }
 
 // incomplete takes a call that has no final result, as observed at record
 // and where: its completion, or its start when it never completed.

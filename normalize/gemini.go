@@ -222,11 +222,12 @@ func (g *Gemini) toolUse(row *geminiRecord) error {
 		return g.invalid(audit.DuplicateCallID, "tool_use.tool_id")
 	}
 	name := stream.Unquote(g.value(row, "tool_name"))
-	if string(name) == geminiBookkeeping {
-		g.calls[k] = geminiCall{bookkeeping: true}
-		return g.add(audit.Event{Kind: audit.EventBookkeeping, Where: geminiToolUse})
-	}
 	g.refs++
+	if string(name) == geminiBookkeeping {
+		// Still a call that must get its result (SPEC v4 §11).
+		g.calls[k] = geminiCall{ref: g.refs, bookkeeping: true}
+		return g.add(audit.Event{Kind: audit.EventBookkeeping, Ref: g.refs, Where: geminiToolUse})
+	}
 	tool := geminiTool(name)
 	g.calls[k] = geminiCall{ref: g.refs, search: tool == audit.MemorySearch}
 	params := g.value(row, "parameters")
@@ -272,7 +273,9 @@ func (g *Gemini) toolResult(row *geminiRecord) error {
 		}
 	}
 	if call.bookkeeping {
-		return nil // update_topic's result changes nothing
+		// update_topic's result ends its call, and is not judged.
+		g.engine.Settle(call.ref)
+		return nil
 	}
 	if call.search && stream.TextIs(errType, "tool_not_registered") {
 		// The CLI had not declared the memory tools to the model.

@@ -443,14 +443,16 @@ func piKindOf(tool []byte) piKind {
 
 // call gives the engine the event of a new call c named tool, at where.
 func (p *Pi) call(c *piCallState, tool, args []byte, cut bool, where string) error {
-	switch c.kind {
-	case piContainer:
-		return p.add(audit.Event{Kind: audit.EventBookkeeping, Where: where})
-	case piDiscovery:
+	if c.kind == piDiscovery {
 		return p.add(audit.Event{Kind: audit.EventDiscovery, Where: where})
 	}
 	p.refs++
 	c.ref = p.refs
+	if c.kind == piContainer {
+		// Bookkeeping whose lifecycle is still judged: never started or
+		// never ended, it is call_incomplete (SPEC v4 §12).
+		return p.add(audit.Event{Kind: audit.EventBookkeeping, Ref: c.ref, Where: where})
+	}
 	// mcpScript's calls are never printed: the stream does not hold them.
 	ev := audit.Event{Kind: audit.EventCall, Ref: c.ref, Tool: piTool(tool), SubAgent: c.sub,
 		HidesCalls: string(tool) == piAdapterScript, Where: where}
@@ -543,6 +545,9 @@ func (p *Pi) execEnd(line []byte, root []stream.Span) error {
 	}
 	c.ended = true
 	if c.kind != piCall {
+		if c.kind == piContainer {
+			p.engine.Settle(c.ref) // codemode's result is not judged
+		}
 		return p.add(audit.Event{Kind: audit.EventCounted, Where: piExecEnd})
 	}
 	ev := audit.Event{Kind: audit.EventResult, Ref: c.ref, Where: piExecEnd}
