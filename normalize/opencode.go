@@ -32,10 +32,40 @@ var ocStateMembers = []string{"status", "input", "output", "title", "metadata", 
 // OpenCodePlaces lists every place an OpenCode run's finding or error may
 // name.
 func OpenCodePlaces() []string {
-	return []string{"type", "sessionID", "part", ocToolUse, "tool_use.part.tool", "tool_use.part.callID",
+	places := []string{"type", "sessionID", "part", ocToolUse, "tool_use.part.tool", "tool_use.part.callID",
 		ocState, "tool_use.part.state.status", "tool_use.part.state.input", ocStepFinish, "step_finish.part.reason",
 		ocError, ocText, "step_start", "reasoning"}
+	for _, r := range ocPartRecords {
+		places = append(places, r.record+".part.type")
+	}
+	return places
 }
+
+// ocPartRecords are the run's record types that hold a part, each with
+// the part type it must hold (SPEC v4 §13).
+var ocPartRecords = []struct{ record, part string }{
+	{"step_start", "step-start"}, {"step_finish", "step-finish"}, {"text", "text"},
+	{"reasoning", "reasoning"}, {ocToolUse, "tool"},
+}
+
+// ocPartMembers are the members of a part that the run and the export
+// read in one walk: its type, a tool part's members, and a step-finish's
+// reason.
+var ocPartMembers = []string{"type", "tool", "callID", "state", "reason"}
+
+// ocPart is what ocPartMembers located in a part.
+type ocPart struct{ typ, tool, callID, state, reason []byte }
+
+func readOCPart(p []byte) ocPart {
+	var v [5][]byte
+	fieldsOf(p, ocPartMembers, v[:])
+	return ocPart{v[0], v[1], v[2], v[3], v[4]}
+}
+
+// looksLikeTool reports whether a part that is not a tool part carries
+// a tool part's members: a tool part is never read as anything else
+// (SPEC v4 §13).
+func (p ocPart) looksLikeTool() bool { return p.tool != nil || p.callID != nil || p.state != nil }
 
 // ocReason is what a step_finish's reason says of the run.
 type ocReason uint8
@@ -129,6 +159,17 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 	if stream.TypeOf(part) != stream.Object {
 		return o.violation("part")
 	}
+	p := readOCPart(part)
+	for _, r := range ocPartRecords {
+		if r.record != t {
+			continue
+		}
+		// The part's type is its record's, and only a tool part has a
+		// tool part's members: a tool part is never narration.
+		if !stream.TextIs(p.typ, r.part) || t != ocToolUse && p.looksLikeTool() {
+			return o.violation(t + ".part.type")
+		}
+	}
 	switch t {
 	case "step_start":
 		if err := o.endStep(); err != nil {
@@ -136,7 +177,7 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 		}
 		return o.add(audit.Event{Kind: audit.EventCounted})
 	case "step_finish":
-		reason := field(part, "reason")
+		reason := p.reason
 		if stream.TypeOf(reason) != stream.String {
 			return o.violation("step_finish.part.reason")
 		}
@@ -156,13 +197,13 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 	case "reasoning":
 		return o.add(audit.Event{Kind: audit.EventReasoning})
 	}
-	return o.toolUse(part)
+	return o.toolUse(p)
 }
 
 // toolUse takes a tool part in its final state: a call of the open step
 // and its result, given to the engine when the step ends.
-func (o *OpenCode) toolUse(part []byte) error {
-	call, result, err := o.toolPart(part, "tool_use.part", ocToolUse)
+func (o *OpenCode) toolUse(p ocPart) error {
+	call, result, err := o.toolPart(p, "tool_use.part", ocToolUse)
 	if err != nil {
 		return err
 	}
@@ -170,17 +211,12 @@ func (o *OpenCode) toolUse(part []byte) error {
 	return nil
 }
 
-// toolPartMembers are the members of a tool part that toolPart reads.
-var toolPartMembers = []string{"tool", "callID", "state"}
-
 // toolPart reads a tool part at the place part (its members at part.tool,
 // part.callID and part.state), a call at the place where: its call and
 // result under a new ref, without their record. A call id seen before is
 // duplicate_call_id.
-func (o *ocParts) toolPart(p []byte, part, where string) (audit.Event, audit.Event, error) {
-	var tv [3][]byte
-	fieldsOf(p, toolPartMembers, tv[:])
-	tool, id, state := tv[0], tv[1], tv[2]
+func (o *ocParts) toolPart(p ocPart, part, where string) (audit.Event, audit.Event, error) {
+	tool, id, state := p.tool, p.callID, p.state
 	switch {
 	case stream.TypeOf(tool) != stream.String:
 		return audit.Event{}, audit.Event{}, o.violation(part + ".tool")
@@ -261,7 +297,9 @@ func (o *ocParts) callOf(tool, state []byte, callAt, stateAt string) (audit.Even
 		o.engine.Note(audit.UnknownField, o.n, stateAt)
 		result.Outcome = audit.Unrecognized
 	}
-	if errMsg != nil && !stream.TextIs(status, "completed") {
+	if errMsg != nil {
+		// An error is an error result, in a completed state too (SPEC v4
+		// §13): never a success.
 		result.Outcome = audit.Failed
 	}
 	return call, result, nil

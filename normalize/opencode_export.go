@@ -133,12 +133,20 @@ func (x *OpenCodeExport) Event(v []byte, loc stream.Located, i int) error {
 	return x.add(audit.Event{Kind: audit.EventCounted, Where: oxMessageInfo})
 }
 
-func (x *OpenCodeExport) part(p []byte, assistant bool) error {
-	typ := field(p, "type")
-	if stream.TypeOf(p) != stream.Object || stream.TypeOf(typ) != stream.String {
+func (x *OpenCodeExport) part(v []byte, assistant bool) error {
+	if stream.TypeOf(v) != stream.Object {
 		return x.invalid(audit.SchemaViolation, "messages[].parts[].type")
 	}
-	switch t := string(stream.Unquote(typ)); {
+	p := readOCPart(v)
+	if stream.TypeOf(p.typ) != stream.String {
+		return x.invalid(audit.SchemaViolation, "messages[].parts[].type")
+	}
+	t := string(stream.Unquote(p.typ))
+	if t != "tool" && p.looksLikeTool() {
+		// A tool part is never read as anything else (SPEC v4 §13).
+		return x.invalid(audit.SchemaViolation, "messages[].parts[].type")
+	}
+	switch {
 	case t == "text":
 		if assistant {
 			return x.add(audit.Event{Kind: audit.EventNarration, Where: oxPart})
