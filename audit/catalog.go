@@ -6,21 +6,102 @@ import (
 	"strings"
 )
 
-// CatalogName names the catalog of SPEC §6.5.
-const CatalogName = "cairn-memory/1"
+// A Catalog describes the memory server the checks judge (SPEC §6.5,
+// §16): the MCP server names that are that server, and its tools, each with
+// a class and, for a search, when a call is project-scoped and how its
+// result is read. A catalog is a value: every front end resolves tool names
+// with the one it is given (Resolve), and the engine judges calls by their
+// Role in it. CairnMemory is the default.
+type Catalog struct {
+	name    string
+	servers []string
+	tools   []CatalogTool
+	// v3 is cairn-memory/1 as SPEC §6.5 defines it: its policy document is
+	// §6.5's, and a name on its servers that it does not list is an opaque
+	// call.
+	v3 bool
+}
 
-// Tool is a memory tool of the catalog; NoTool is any other tool.
+// A CatalogTool is one tool of a catalog.
+type CatalogTool struct {
+	Name  string
+	Class Class
+	// AnnotationsOverride says the class is deliberately weaker than the
+	// server's MCP annotations (SPEC §16.2): it changes no verdict.
+	AnnotationsOverride bool
+	// Search, when set, makes the tool a search (only a read tool).
+	Search *SearchRule
+}
+
+// A SearchRule says when a search is project-scoped and what its result
+// must hold (SPEC §16.2).
+type SearchRule struct {
+	Scope  ScopeRule
+	Result []ResultMember
+}
+
+// ScopeKind is how a search's scope is read from its arguments.
+type ScopeKind uint8
+
+const (
+	// ScopeArgumentEquals: the top-level argument is the string Value.
+	ScopeArgumentEquals ScopeKind = iota + 1
+	// ScopeArgumentPrefix: the argument is a string that starts with
+	// Value and is longer than it.
+	ScopeArgumentPrefix
+	// ScopeArgumentPresent: the argument is a non-empty string.
+	ScopeArgumentPresent
+	// ScopeServerInstance: every call is project-scoped (the user runs one
+	// server per project): an assertion of the catalog.
+	ScopeServerInstance
+)
+
+// A ScopeRule is a search's scope: its kind, the argument it reads and the
+// value or prefix it wants.
+type ScopeRule struct {
+	Kind     ScopeKind
+	Argument string
+	Value    string
+}
+
+// MemberType is the type a result member must have.
+type MemberType uint8
+
+const (
+	TypeArray MemberType = iota + 1
+	TypeObject
+	TypeString
+	TypeBoolean
+	TypeNonnegInteger // an integer ≥ 0
+	TypeEnum          // a string among Enum
+)
+
+// A ResultMember is one member a search result must have.
+type ResultMember struct {
+	Name string
+	Type MemberType
+	Enum []string
+}
+
+// Tool is a tool of a catalog: its position in the catalog's tools plus
+// one. NoTool is a call of no declared server (an opaque call), and
+// UndeclaredTool a call of a declared server that the catalog does not
+// list (SPEC §16.3).
 type Tool uint8
 
 const (
-	NoTool Tool = iota
-	MemorySearch
+	NoTool         Tool = 0
+	UndeclaredTool Tool = 255
+)
+
+// The tools of cairn-memory/1, by their position in it (SPEC §6.5).
+const (
+	MemorySearch Tool = iota + 1
 	MemoryGet
 	MemoryList
 	MemoryStore
 	MemoryUpdate
 	MemoryDelete
-	numTools
 )
 
 // Class is what a catalog tool may do, from its MCP annotations.
@@ -34,88 +115,242 @@ const (
 
 var classNames = map[Class]string{Read: "read", Capture: "capture", Destructive: "destructive"}
 
-var catalog = [numTools]struct {
-	name  string
-	class Class
-}{
-	MemorySearch: {"memory_search", Read},
-	MemoryGet:    {"memory_get", Read},
-	MemoryList:   {"memory_list", Read},
-	MemoryStore:  {"memory_store", Capture},
-	MemoryUpdate: {"memory_update", Destructive},
-	MemoryDelete: {"memory_delete", Destructive},
+// Role is what the checks make of a call: the role of its tool in the
+// catalog.
+type Role uint8
+
+const (
+	RoleOpaque      Role = iota // no declared server's: its effects are not seen
+	RoleSearch                  // a read tool with a search rule
+	RoleRead                    // any other read tool
+	RoleCapture                 // an additive mutation
+	RoleDestructive             // a destructive mutation
+)
+
+// CatalogName names the catalog of SPEC §6.5.
+const CatalogName = "cairn-memory/1"
+
+// CairnMemory is cairn-memory/1 (SPEC §6.5), the default catalog: its one
+// search is memory_search with scope "project", whose result is an object
+// with mode semantic or substring, an integer count ≥ 0 and an array
+// results (§6.3).
+var CairnMemory = &Catalog{
+	name:    CatalogName,
+	servers: []string{"cairn-memory", "cairn_memory"},
+	tools: []CatalogTool{
+		MemorySearch - 1: {Name: "memory_search", Class: Read, Search: &SearchRule{
+			Scope: ScopeRule{Kind: ScopeArgumentEquals, Argument: "scope", Value: "project"},
+			Result: []ResultMember{
+				{Name: "mode", Type: TypeEnum, Enum: []string{"semantic", "substring"}},
+				{Name: "count", Type: TypeNonnegInteger},
+				{Name: "results", Type: TypeArray},
+			}}},
+		MemoryGet - 1:    {Name: "memory_get", Class: Read},
+		MemoryList - 1:   {Name: "memory_list", Class: Read},
+		MemoryStore - 1:  {Name: "memory_store", Class: Capture},
+		MemoryUpdate - 1: {Name: "memory_update", Class: Destructive},
+		MemoryDelete - 1: {Name: "memory_delete", Class: Destructive},
+	},
+	v3: true,
 }
 
-// Servers are the MCP server names of the memory server, matched exactly.
-var Servers = []string{"cairn-memory", "cairn_memory"}
+// Name is the catalog's name (the report's policy.catalog).
+func (c *Catalog) Name() string { return c.name }
 
-// LookupTool finds a catalog tool by its exact bare name.
-func LookupTool(name string) Tool {
-	for t := Tool(1); t < numTools; t++ {
-		if catalog[t].name == name {
-			return t
+// Servers are the catalog's MCP server names, matched exactly.
+func (c *Catalog) Servers() []string { return c.servers }
+
+// Tools are the catalog's tools, in its order.
+func (c *Catalog) Tools() []CatalogTool { return c.tools }
+
+// tool returns the tool t names, nil for NoTool and UndeclaredTool.
+func (c *Catalog) tool(t Tool) *CatalogTool {
+	if t == NoTool || int(t) > len(c.tools) {
+		return nil
+	}
+	return &c.tools[t-1]
+}
+
+// Class is t's class, 0 for NoTool and UndeclaredTool.
+func (c *Catalog) Class(t Tool) Class {
+	if ct := c.tool(t); ct != nil {
+		return ct.Class
+	}
+	return 0
+}
+
+// Role is what the checks make of a call of t.
+func (c *Catalog) Role(t Tool) Role {
+	ct := c.tool(t)
+	switch {
+	case ct == nil:
+		return RoleOpaque
+	case ct.Search != nil:
+		return RoleSearch
+	case ct.Class == Read:
+		return RoleRead
+	case ct.Class == Capture:
+		return RoleCapture
+	}
+	return RoleDestructive
+}
+
+// A Spelling is how a format writes a tool T of a server S in one name:
+// Prefix, S, Sep, T (SPEC §16.6).
+type Spelling struct{ Prefix, Sep string }
+
+// The spellings of the formats (SPEC §16.6).
+var (
+	// SpellMCP is mcp__S__T (Claude Code, Pi's built-in MCP).
+	SpellMCP = Spelling{"mcp__", "__"}
+	// SpellGemini is mcp_S_T (Gemini CLI).
+	SpellGemini = Spelling{"mcp_", "_"}
+	// SpellJoined is S_T (OpenCode, pi-mcp-adapter's direct tools).
+	SpellJoined = Spelling{"", "_"}
+)
+
+// Resolve finds the tool that name, as spelling sp writes it, names: the
+// longest declared server that fits name and a non-empty tool after it
+// (SPEC §16.6). A name that fits no declared server is NoTool; one that
+// fits a server but names no tool of the catalog is UndeclaredTool, or, in
+// cairn-memory/1, NoTool. Never by suffix or case-folding.
+func (c *Catalog) Resolve(sp Spelling, name []byte) Tool {
+	var tool []byte
+	fits := false
+	best := -1
+	for _, s := range c.servers {
+		n := len(sp.Prefix) + len(s) + len(sp.Sep)
+		if len(name) <= n || len(s) <= best ||
+			string(name[:len(sp.Prefix)]) != sp.Prefix ||
+			string(name[len(sp.Prefix):len(sp.Prefix)+len(s)]) != s ||
+			string(name[len(sp.Prefix)+len(s):n]) != sp.Sep {
+			continue
+		}
+		fits, best, tool = true, len(s), name[n:]
+	}
+	if !fits {
+		return NoTool
+	}
+	return c.listed(tool)
+}
+
+// Lookup finds the tool of a call whose server and tool are given apart
+// (a Codex mcp_tool_call): both matched exactly.
+func (c *Catalog) Lookup(server, tool []byte) Tool {
+	if !c.IsServer(server) {
+		return NoTool
+	}
+	return c.listed(tool)
+}
+
+// Bare finds a tool by its bare name (a trajectory's, SPEC §5): NoTool
+// when the catalog does not list it.
+func (c *Catalog) Bare(name []byte) Tool {
+	for i := range c.tools {
+		if string(name) == c.tools[i].Name {
+			return Tool(i + 1)
 		}
 	}
 	return NoTool
 }
 
-// IsServer reports whether name is exactly a memory server's name.
-func IsServer(name string) bool {
-	for _, s := range Servers {
-		if s == name {
+// listed is the tool a declared server's tool name names.
+func (c *Catalog) listed(name []byte) Tool {
+	if t := c.Bare(name); t != NoTool || c.v3 {
+		return t
+	}
+	return UndeclaredTool
+}
+
+// IsServer reports whether name is exactly a declared server's name.
+func (c *Catalog) IsServer(name []byte) bool {
+	for _, s := range c.servers {
+		if string(name) == s {
 			return true
 		}
 	}
 	return false
 }
 
-func (t Tool) String() string { return catalog[t].name }
+// IsSearch reports whether t is a search of the catalog.
+func (c *Catalog) IsSearch(t Tool) bool { return c.Role(t) == RoleSearch }
 
-// Class returns the tool's catalog class (0 for NoTool).
-func (t Tool) Class() Class { return catalog[t].class }
-
-// Tools lists the catalog's tools.
-func Tools() []Tool {
-	ts := make([]Tool, 0, numTools-1)
-	for t := Tool(1); t < numTools; t++ {
-		ts = append(ts, t)
+// SearchRule is the rule of the search t, nil when t is no search.
+func (c *Catalog) SearchRule(t Tool) *SearchRule {
+	if ct := c.tool(t); ct != nil {
+		return ct.Search
 	}
-	return ts
+	return nil
 }
 
-// PolicyJSON is the policy — the catalog plus the capture assertion — as
-// RFC 8785 canonical JSON: members sorted by name, no insignificant
-// whitespace. Only ASCII names and strings occur, so byte order is the
-// UTF-16 order RFC 8785 asks for.
-func PolicyJSON(captureAuthorized bool) []byte {
+// Rules are what the checks judge against: a catalog and whether the
+// caller asserted that capture was authorized. Together they are the
+// policy (SPEC §6.5, §16.4), which a report identifies by its digest.
+type Rules struct {
+	Catalog           *Catalog // nil: cairn-memory/1
+	CaptureAuthorized bool
+}
+
+// DefaultRules are cairn-memory/1 with or without the capture assertion.
+func DefaultRules(captureAuthorized bool) Rules {
+	return Rules{Catalog: CairnMemory, CaptureAuthorized: captureAuthorized}
+}
+
+// catalog is the rules' catalog, cairn-memory/1 when none is set.
+func (r Rules) catalog() *Catalog {
+	if r.Catalog == nil {
+		return CairnMemory
+	}
+	return r.Catalog
+}
+
+// PolicyJSON is the policy document as RFC 8785 canonical JSON: members
+// sorted by name, no insignificant whitespace. Only ASCII names and
+// strings occur, so byte order is the UTF-16 order RFC 8785 asks for.
+func (r Rules) PolicyJSON() []byte {
+	c := r.catalog()
 	var b strings.Builder
 	b.WriteString(`{"capture_authorized":`)
-	b.WriteString(boolText(captureAuthorized))
-	b.WriteString(`,"catalog":"` + CatalogName + `","servers":[`)
-	for i, s := range Servers {
+	b.WriteString(boolText(r.CaptureAuthorized))
+	b.WriteString(`,"catalog":"` + c.name + `","servers":[`)
+	for i, s := range c.servers {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`"` + s + `"`)
 	}
 	b.WriteString(`],"tools":[`)
-	for i, t := range Tools() {
+	for i, t := range c.tools {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		c := t.Class()
-		b.WriteString(`{"annotations":{"destructiveHint":` + boolText(c == Destructive) +
-			`,"readOnlyHint":` + boolText(c == Read) + `},"class":"` + classNames[c] +
-			`","name":"` + t.String() + `"}`)
+		b.WriteString(`{"annotations":{"destructiveHint":` + boolText(t.Class == Destructive) +
+			`,"readOnlyHint":` + boolText(t.Class == Read) + `},"class":"` + classNames[t.Class] +
+			`","name":"` + t.Name + `"}`)
 	}
 	b.WriteString(`]}`)
 	return []byte(b.String())
 }
 
+// PolicyDigest is the hex SHA-256 of the policy document.
+func (r Rules) PolicyDigest() string {
+	sum := sha256.Sum256(r.PolicyJSON())
+	return hex.EncodeToString(sum[:])
+}
+
+// Policy is the report's policy: the catalog's name, the assertion and
+// the digest.
+func (r Rules) Policy() Policy {
+	return Policy{Catalog: r.catalog().name, CaptureAuthorized: r.CaptureAuthorized, SHA256: r.PolicyDigest()}
+}
+
+// PolicyJSON is the policy document of cairn-memory/1 with or without the
+// capture assertion (SPEC §6.5).
+func PolicyJSON(captureAuthorized bool) []byte { return DefaultRules(captureAuthorized).PolicyJSON() }
+
 // PolicyDigest is the hex SHA-256 of PolicyJSON.
 func PolicyDigest(captureAuthorized bool) string {
-	sum := sha256.Sum256(PolicyJSON(captureAuthorized))
-	return hex.EncodeToString(sum[:])
+	return DefaultRules(captureAuthorized).PolicyDigest()
 }
 
 func boolText(v bool) string {

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// EventKind is the kind of a normalized event: the shared model that the
-// Codex and trajectory inputs are mapped to.
+// EventKind is the kind of a normalized event: the shared model that every
+// input format is mapped to.
 type EventKind uint8
 
 const (
@@ -64,9 +64,10 @@ type Event struct {
 	Record int
 	Where  string
 
-	// Call: the catalog tool (NoTool for an opaque call), whether its
-	// arguments have scope "project", whether only its completion was seen,
-	// and whether its type is unknown.
+	// Call: the catalog tool (NoTool for an opaque call, Catalog.Resolve),
+	// whether it is a search whose scope rule held (Catalog.Scoped),
+	// whether only its completion was seen, and whether its type is
+	// unknown.
 	Tool          Tool
 	ProjectScoped bool
 	TerminalOnly  bool
@@ -81,7 +82,7 @@ type Event struct {
 	// was cut off (MessageAborted, SPEC §9) or the CLI replaced it
 	// (CallInputUnknown, §13). Such a call is no project search; as the
 	// first call it leaves memory_first inconclusive with that code, and a
-	// memory_search of unknown input leaves an absence of project searches
+	// search of unknown input leaves an absence of project searches
 	// unproven.
 	InputUnknown Code
 	// HidesCalls: a call that ran a sub-agent whose own calls the input
@@ -90,7 +91,7 @@ type Event struct {
 	HidesCalls bool
 
 	// Result: how the call ended, and for a search whether the result has
-	// the retrieval shape (mode, count, results).
+	// the search's result shape (Catalog.Retrieves).
 	Outcome   Outcome
 	Retrieval bool
 }
@@ -111,9 +112,10 @@ type Counts struct {
 	Bookkeeping      int `json:"bookkeeping"`
 }
 
+// pending is a call awaiting its result: whether it is a project search,
+// and where it was made.
 type pending struct {
-	tool          Tool
-	projectScoped bool
+	projectSearch bool
 	record        int
 	where         string
 }
@@ -139,6 +141,7 @@ func (s codeSet) list() []Code {
 // Engine reduces normalized events, in input order, to the four checks. It
 // keeps only aggregates and the calls still awaiting a result.
 type Engine struct {
+	catalog           *Catalog
 	captureAuthorized bool
 
 	counts   Counts
@@ -214,11 +217,15 @@ func (e *Engine) observe(c Code, record int, where string) {
 	e.seen = append(e.seen, f)
 }
 
-// NewEngine returns an engine for the policy with or without the capture
-// assertion.
-func NewEngine(captureAuthorized bool) *Engine {
-	return &Engine{captureAuthorized: captureAuthorized, pending: map[int]pending{}, seenKeys: map[findingKey]struct{}{}}
+// NewEngine returns an engine that judges by rules r.
+func NewEngine(r Rules) *Engine {
+	return &Engine{catalog: r.catalog(), captureAuthorized: r.CaptureAuthorized,
+		pending: map[int]pending{}, seenKeys: map[findingKey]struct{}{}}
 }
+
+// Catalog is the catalog the engine judges by: the one its front end
+// resolves tool names with.
+func (e *Engine) Catalog() *Catalog { return e.catalog }
 
 // Add takes the next event. Its only error code is TooManyEvents.
 func (e *Engine) Add(ev Event) Code {
@@ -287,33 +294,35 @@ func (e *Engine) call(ev Event) {
 		e.evidence.add(SubagentEvidenceMissing)
 		e.observe(SubagentEvidenceMissing, ev.Record, ev.Where)
 	}
-	switch ev.Tool.Class() {
-	case 0:
+	switch e.catalog.Role(ev.Tool) {
+	case RoleOpaque:
 		c.OpaqueCalls++
 		e.observe(OpaqueToolEffects, ev.Record, ev.Where)
-	case Read:
+	case RoleRead:
+		c.MemoryCalls++
+	case RoleSearch:
 		c.MemoryCalls++
 		switch {
-		case ev.Tool != MemorySearch:
 		case ev.InputUnknown != 0:
 			e.searchInputUnknown = ev.InputUnknown
 		case ev.ProjectScoped:
-			c.ProjectSearches++
+			c.ProjectSearches++ // the catalog's scope rule held (Catalog.Scoped)
 		}
-	case Capture:
+	case RoleCapture:
 		c.MemoryCalls++
 		c.MutationAttempts++
 		e.capture = true
 		e.observe(DirectMutationUnauthorized, ev.Record, ev.Where)
 		e.observe(CaptureAuthorizationAsserted, ev.Record, ev.Where)
-	case Destructive:
+	case RoleDestructive:
 		c.MemoryCalls++
 		c.MutationAttempts++
 		e.destructive = true
 		e.observe(DestructiveMutation, ev.Record, ev.Where)
 	}
 	if !ev.NoResult {
-		e.pending[ev.Ref] = pending{tool: ev.Tool, projectScoped: ev.ProjectScoped, record: ev.Record, where: ev.Where}
+		search := e.catalog.IsSearch(ev.Tool) && ev.ProjectScoped && ev.InputUnknown == 0
+		e.pending[ev.Ref] = pending{projectSearch: search, record: ev.Record, where: ev.Where}
 	}
 }
 
@@ -327,8 +336,8 @@ func (e *Engine) result(ev Event) {
 		e.incomplete(p, ev.Record, ev.Where)
 		return
 	}
-	if p.tool != MemorySearch || !p.projectScoped {
-		return
+	if !p.projectSearch {
+		return // not a project search
 	}
 	switch {
 	case ev.Outcome == Failed:
@@ -353,7 +362,7 @@ func (e *Engine) incomplete(p pending, record int, where string) {
 	e.counts.IncompleteCalls++
 	e.evidence.add(CallIncomplete)
 	e.observe(CallIncomplete, record, where)
-	if p.tool == MemorySearch && p.projectScoped {
+	if p.projectSearch {
 		e.searchMissing = true
 		e.observe(SearchResultMissing, record, where)
 	}
@@ -570,7 +579,7 @@ func (e *Engine) memoryFirst() Check {
 		return e.absent()
 	case e.first.InputUnknown != 0:
 		return check(Inconclusive, e.first.InputUnknown)
-	case e.first.Tool != MemorySearch:
+	case !e.catalog.IsSearch(e.first.Tool):
 		return check(Fail, ToolBeforeProjectSearch)
 	case !e.first.ProjectScoped:
 		return check(Fail, FirstSearchNotProjectScoped)

@@ -67,7 +67,7 @@ func runEngine(t *testing.T, capture bool, steps []step) (Checks, Counts) {
 // as its record; a note is for the input as a whole when it is last.
 func feedEngine(t *testing.T, capture bool, steps []step) *Engine {
 	t.Helper()
-	e := NewEngine(capture)
+	e := NewEngine(DefaultRules(capture))
 	for i, s := range steps {
 		switch s := s.(type) {
 		case Event:
@@ -157,7 +157,7 @@ func TestFindings(t *testing.T) {
 // TestFindingsBounded checks that findings stay at MaxFindings however
 // many places the input has.
 func TestFindingsBounded(t *testing.T) {
-	e := NewEngine(false)
+	e := NewEngine(DefaultRules(false))
 	for i := range 200 {
 		e.Add(Event{Kind: EventCall, Ref: i, Record: i + 1, Where: fmt.Sprint("place", i)})
 	}
@@ -405,7 +405,7 @@ func TestChecksNeverNull(t *testing.T) {
 // TestCounts is SPEC §7.1's counts, on one sequence with every kind of
 // event.
 func TestCounts(t *testing.T) {
-	e := NewEngine(false)
+	e := NewEngine(DefaultRules(false))
 	steps := []Event{
 		narration, narration, reasoning, streamErr, streamErr, streamErr, unknown, counted,
 		search(1), found(1), // project search
@@ -458,7 +458,7 @@ func TestCountsIncompleteOnce(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := NewEngine(false)
+			e := NewEngine(DefaultRules(false))
 			for _, ev := range tc.steps {
 				e.Add(ev)
 			}
@@ -478,7 +478,7 @@ func TestTooManyEvents(t *testing.T) {
 	kinds := []Event{narration, search(1), unknown}
 	for _, last := range kinds {
 		t.Run(fmt.Sprintf("kind %d", last.Kind), func(t *testing.T) {
-			e := NewEngine(false)
+			e := NewEngine(DefaultRules(false))
 			for i := 1; i <= MaxEvents; i++ {
 				if code := e.Add(counted); code != 0 {
 					t.Fatalf("Add of event %d = %s, want ok", i, code)
@@ -508,7 +508,7 @@ func TestConclude(t *testing.T) {
 						case slices.Contains(all, Inconclusive):
 							wantStatus, wantExit = StatusInconclusive, 3
 						}
-						r := NewReport(FormatCodex, "file", false)
+						r := NewReport(FormatCodex, "file", DefaultRules(false))
 						r.Conclude(Checks{
 							EvidenceComplete:    Check{State: a, Codes: []Code{}},
 							MemoryFirst:         Check{State: b, Codes: []Code{}},
@@ -563,7 +563,7 @@ func TestInvalidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := NewReport(FormatCodex, "stdin", false)
+			r := NewReport(FormatCodex, "stdin", DefaultRules(false))
 			r.SetDigest([]byte{1, 2, 3})
 			r.Conclude(Checks{EvidenceComplete: Check{State: Fail}})
 			r.Invalidate(Invalid(DuplicateKey, tc.record, nil))
@@ -584,7 +584,7 @@ func TestInvalidate(t *testing.T) {
 // TestReportJSONShape checks the member order and the always-present
 // members of SPEC §7.1.
 func TestReportJSONShape(t *testing.T) {
-	r := NewReport(FormatCodex, "file", true)
+	r := NewReport(FormatCodex, "file", DefaultRules(true))
 	r.SetHarness("codex")
 	r.SetDigest(make([]byte, 32))
 	checks, counts := runEngine(t, true, []step{search(1), found(1)})
@@ -625,7 +625,7 @@ func TestNewReportLimitations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.capture), func(t *testing.T) {
-			r := NewReport(FormatTrajectory, "stdin", tc.capture)
+			r := NewReport(FormatTrajectory, "stdin", DefaultRules(tc.capture))
 			if !slices.Equal(r.Limitations, tc.want) {
 				t.Errorf("NewReport(capture %v).Limitations = %v, want %v", tc.capture, r.Limitations, tc.want)
 			}
@@ -652,7 +652,7 @@ func TestDisabledReport(t *testing.T) {
 // TestCountsSaturate checks that a capture's claimed counts never make a
 // count negative: they saturate at the largest int.
 func TestCountsSaturate(t *testing.T) {
-	e := NewEngine(false)
+	e := NewEngine(DefaultRules(false))
 	e.AddUnknownRecords(math.MaxInt)
 	e.AddReasoning(math.MaxInt - 1)
 	e.Add(Event{Kind: EventUnknown})

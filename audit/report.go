@@ -123,21 +123,17 @@ const (
 	FormatTrajectory = "trajectory"
 )
 
-// NewReport starts a report for an input and a policy.
-func NewReport(format, source string, captureAuthorized bool) *Report {
+// NewReport starts a report for an input judged by rules.
+func NewReport(format, source string, rules Rules) *Report {
 	lim := []Code{TaskQualityNotCertified, IndirectEffectsNotCertified, InputNotAuthenticated}
-	if captureAuthorized {
+	if rules.CaptureAuthorized {
 		lim = append(lim, CaptureAuthorizationAssertedByCaller)
 	}
 	return &Report{
-		Schema:  Schema,
-		Enabled: true,
-		Input:   Input{Format: format, Source: source},
-		Policy: Policy{
-			Catalog:           CatalogName,
-			CaptureAuthorized: captureAuthorized,
-			SHA256:            PolicyDigest(captureAuthorized),
-		},
+		Schema:      Schema,
+		Enabled:     true,
+		Input:       Input{Format: format, Source: source},
+		Policy:      rules.Policy(),
 		Findings:    []Finding{},
 		Limitations: lim,
 	}

@@ -62,6 +62,7 @@ func ClaudePlaces() []string {
 // claudeCall is what is kept per tool_use id.
 type claudeCall struct {
 	ref       int
+	tool      audit.Tool // its catalog tool: a search's result is read
 	result    bool
 	discovery bool // ToolSearch: its result is not judged
 	agent     bool // Agent or Task: the only calls that start a sub-agent
@@ -83,7 +84,7 @@ type Claude struct {
 
 // NewClaude returns a Claude Code front end that feeds e.
 func NewClaude(e *audit.Engine) *Claude {
-	return &Claude{record: record{engine: e}, calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
+	return &Claude{record: newRecord(e), calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
 }
 
 // unknownField notes a member outside the contract in the object at where,
@@ -217,7 +218,7 @@ func (c *Claude) init(line []byte, root []stream.Span) error {
 			bad = true
 			return false
 		}
-		if audit.IsServer(stream.Text(name)) {
+		if c.catalog.IsServer(stream.Unquote(name)) {
 			switch stream.Text(status) {
 			case "failed", "needs-auth", "disabled":
 			default: // connected, pending or another status
@@ -405,10 +406,11 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		return c.add(audit.Event{Kind: audit.EventDiscovery, Where: claudeToolUse})
 	}
 	ref := c.nextRef()
-	c.calls[k] = claudeCall{ref: ref, agent: string(tool) == "Agent" || string(tool) == "Task"}
+	memory := c.catalog.Resolve(audit.SpellMCP, tool)
+	c.calls[k] = claudeCall{ref: ref, tool: memory, agent: string(tool) == "Agent" || string(tool) == "Task"}
 	// A program's call (code execution), like a sub-agent's, is not the
 	// main agent's own: memory_first does not look at it.
-	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub || programmatic, Where: claudeToolUse, Tool: claudeTool(tool)}
+	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub || programmatic, Where: claudeToolUse, Tool: memory}
 	switch {
 	case aborted:
 		ev.InputUnknown = audit.MessageAborted // the record was cut off: so was its input
@@ -417,7 +419,7 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		c.note(audit.MessageAborted, claudeToolUse)
 		ev.InputUnknown = audit.MessageAborted
 	default:
-		ev.ProjectScoped = projectScoped(input)
+		ev.ProjectScoped = scoped(c.catalog, memory, input)
 	}
 	return c.add(ev)
 }
@@ -455,19 +457,6 @@ func abortedCode(aborted bool) audit.Code {
 func (c *Claude) nextRef() int {
 	c.refs++
 	return c.refs
-}
-
-// claudeTool is the catalog tool a Claude Code tool name names: exactly
-// mcp__cairn-memory__TOOL or mcp__cairn_memory__TOOL (SPEC §9); any other
-// name is an opaque call.
-func claudeTool(name []byte) audit.Tool {
-	for _, server := range audit.Servers {
-		prefix := "mcp__" + server + "__"
-		if len(name) > len(prefix) && string(name[:len(prefix)]) == prefix {
-			return audit.LookupTool(string(name[len(prefix):]))
-		}
-	}
-	return audit.NoTool
 }
 
 // unparsed reports whether a tool_use input is the CLI's wrapper for input
@@ -603,12 +592,13 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 	switch {
 	case string(isError) == "true":
 		ev.Outcome = audit.Failed
+	case !c.catalog.IsSearch(call.tool):
 	case structured != nil:
-		ev.Retrieval = RetrievalShape(structured)
+		ev.Retrieval = retrieves(c.catalog, call.tool, structured)
 	case stream.TypeOf(content) == stream.String:
-		ev.Retrieval = c.text.retrieval(content)
+		ev.Retrieval = retrieves(c.catalog, call.tool, c.text.object(content))
 	case stream.TypeOf(content) == stream.Array:
-		ev.Retrieval = c.text.retrieval(firstTextBlock(content))
+		ev.Retrieval = retrieves(c.catalog, call.tool, c.text.object(firstTextBlock(content)))
 	}
 	return c.add(ev)
 }
@@ -643,7 +633,7 @@ func claudeReads(name []byte) bool {
 
 // ReadClaude runs a Claude Code stream-json stream (SPEC §9) through the
 // engine.
-func ReadClaude(r io.Reader, capture bool) Input {
-	engine := audit.NewEngine(capture)
+func ReadClaude(r io.Reader, rules audit.Rules) Input {
+	engine := audit.NewEngine(rules)
 	return readRecords(r, NewClaudeChecker(), engine, "claude-code", NewClaude(engine))
 }

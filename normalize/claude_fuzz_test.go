@@ -57,7 +57,7 @@ func FuzzClaude(f *testing.F) {
 			}
 		}
 		for _, capture := range []bool{false, true} {
-			engine := audit.NewEngine(capture)
+			engine := audit.NewEngine(audit.DefaultRules(capture))
 			claude := normalize.NewClaude(engine)
 			checker := normalize.NewClaudeChecker()
 			n := 0
@@ -86,10 +86,10 @@ func FuzzClaude(f *testing.F) {
 
 			// On one goroutine (a sized reader) and with the prefetch (a
 			// plain one): both give what the loop above gave.
-			inline := normalize.ReadClaude(bytes.NewReader(in), capture)
+			inline := normalize.ReadClaude(bytes.NewReader(in), audit.DefaultRules(capture))
 			reads := []normalize.Input{inline}
 			if !capture { // the prefetch is costly to start: once an input
-				reads = append(reads, normalize.ReadClaude(struct{ io.Reader }{bytes.NewReader(in)}, capture))
+				reads = append(reads, normalize.ReadClaude(struct{ io.Reader }{bytes.NewReader(in)}, audit.DefaultRules(capture)))
 			}
 			for _, got := range reads {
 				if got.Harness != "claude-code" {

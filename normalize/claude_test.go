@@ -234,7 +234,7 @@ type claudeOutcome struct {
 
 func claudeFeed(t *testing.T, capture bool, lines ...string) claudeOutcome {
 	t.Helper()
-	engine := audit.NewEngine(capture)
+	engine := audit.NewEngine(audit.DefaultRules(capture))
 	claude := normalize.NewClaude(engine)
 	checker := normalize.NewClaudeChecker()
 	for i, line := range lines {
@@ -543,7 +543,7 @@ func TestReadersNilReader(t *testing.T) {
 		"pi": normalize.ReadPi, "opencode": normalize.ReadOpenCode, "opencode-export": normalize.ReadOpenCodeExport,
 		"trajectory": normalize.ReadTrajectory,
 	} {
-		in := read(nil, false)
+		in := read(nil, audit.DefaultRules(false))
 		var ie *audit.InputError
 		if !errors.As(in.Err, &ie) || ie.Code != audit.InputUnreadable {
 			t.Errorf("%s: got %v, want input_unreadable", name, in.Err)

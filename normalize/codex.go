@@ -11,6 +11,7 @@ import (
 // gives the check engine the normalized events (SPEC §4.4).
 type Codex struct {
 	engine  *audit.Engine
+	catalog *audit.Catalog
 	checker stream.Checker
 	decoder lifecycle.Decoder
 	machine *lifecycle.Machine
@@ -25,6 +26,7 @@ type Codex struct {
 func NewCodex(e *audit.Engine) *Codex {
 	return &Codex{
 		engine:  e,
+		catalog: e.Catalog(),
 		checker: *NewChecker(),
 		machine: lifecycle.NewMachine(),
 	}
@@ -127,28 +129,11 @@ func (c *Codex) call(step lifecycle.Step, terminalOnly bool) audit.Event {
 	case lifecycle.UnknownItem:
 		ev.UnknownType = true
 	case lifecycle.McpToolCall:
-		if audit.IsServer(string(it.Server)) {
-			ev.Tool = audit.LookupTool(string(it.Tool))
-		}
-		ev.ProjectScoped = projectScoped(it.Arguments)
+		// Server and tool are apart in a Codex item (SPEC §16.6).
+		ev.Tool = c.catalog.Lookup(it.Server, it.Tool)
+		ev.ProjectScoped = scoped(c.catalog, ev.Tool, it.Arguments)
 	}
 	return ev
-}
-
-// projectScoped reports whether args is an object whose `scope` is the
-// string "project".
-func projectScoped(args []byte) bool {
-	scoped := false
-	if stream.TypeOf(args) == stream.Object {
-		stream.Members(args, func(name, value []byte) bool {
-			if string(name) == "scope" {
-				scoped = stream.TextIs(value, "project")
-				return false
-			}
-			return true
-		})
-	}
-	return scoped
 }
 
 func (c *Codex) result(step lifecycle.Step) audit.Event {
@@ -179,22 +164,25 @@ func (c *Codex) result(step lifecycle.Step) audit.Event {
 		ev.Outcome = audit.Failed
 	}
 	if it.Type == lifecycle.McpToolCall && ev.Outcome == audit.OK {
-		ev.Retrieval = c.retrieval(it)
+		// The item's server and tool are its start's (the FSM holds them).
+		if tool := c.catalog.Lookup(it.Server, it.Tool); c.catalog.IsSearch(tool) {
+			ev.Retrieval = retrieves(c.catalog, tool, c.value(it))
+		}
 	}
 	return ev
 }
 
-// retrieval reports whether an MCP result holds a search result: the
-// structured content when it is an object, else the first text block of the
-// content, parsed as JSON (SPEC §4.4).
-func (c *Codex) retrieval(it *lifecycle.Item) bool {
+// value is an MCP result's value: the structured content when it is an
+// object, else the first text block of the content, parsed as JSON (SPEC
+// §4.4); nil when it holds none.
+func (c *Codex) value(it *lifecycle.Item) []byte {
 	if stream.TypeOf(it.Result) != stream.Object {
-		return false
+		return nil
 	}
 	if stream.TypeOf(it.StructuredContent) == stream.Object {
-		return RetrievalShape(it.StructuredContent)
+		return it.StructuredContent
 	}
-	return c.text.retrieval(firstTextBlock(it.Content))
+	return c.text.object(firstTextBlock(it.Content))
 }
 
 // End reports the end of input to the engine.

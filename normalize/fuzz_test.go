@@ -81,7 +81,7 @@ func FuzzCodexLifecycle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, choices []byte) {
 		g := &lcGen{b: choices}
 		capture := g.next()%2 == 1
-		engine := audit.NewEngine(capture)
+		engine := audit.NewEngine(audit.DefaultRules(capture))
 		codex := normalize.NewCodex(engine)
 		m := newLCModel(capture)
 		var transcript strings.Builder
@@ -579,7 +579,7 @@ func (m *lcModel) call(r lcRec, terminalOnly bool) {
 	c := lcCall{}
 	if r.typ == "mcp_tool_call" {
 		if r.server <= 1 && r.tool <= 5 {
-			c.tool = audit.LookupTool(lcTools[r.tool])
+			c.tool = audit.CairnMemory.Bare([]byte(lcTools[r.tool]))
 		}
 		c.project = lcArgProject[r.args] // it matters only for a search
 	}
@@ -598,7 +598,7 @@ func (m *lcModel) call(r lcRec, terminalOnly bool) {
 	if r.typ == "plan" {
 		m.evidence[audit.UnknownItemType] = true
 	}
-	switch c.tool.Class() {
+	switch audit.CairnMemory.Class(c.tool) {
 	case 0:
 		m.counts.OpaqueCalls++
 	case audit.Read:

@@ -76,8 +76,8 @@ func GeminiPlaces() []string {
 type geminiCall struct {
 	ref         int
 	result      bool
-	bookkeeping bool // update_topic: its result is not judged
-	search      bool // a memory_search, whose tool_not_registered proves unavailability
+	bookkeeping bool       // update_topic: its result is not judged
+	tool        audit.Tool // its catalog tool: a search's result is read, and its tool_not_registered proves unavailability
 }
 
 // Gemini feeds the records of a Gemini CLI stream-json stream, one at a
@@ -94,7 +94,7 @@ type Gemini struct {
 
 // NewGemini returns a Gemini CLI front end that feeds e.
 func NewGemini(e *audit.Engine) *Gemini {
-	return &Gemini{record: record{engine: e}, calls: map[lifecycle.Key]geminiCall{}}
+	return &Gemini{record: newRecord(e), calls: map[lifecycle.Key]geminiCall{}}
 }
 
 // Checked takes the record on 1-based line n, checked by a stream.Checker
@@ -228,24 +228,12 @@ func (g *Gemini) toolUse(row *geminiRecord) error {
 		g.calls[k] = geminiCall{ref: g.refs, bookkeeping: true}
 		return g.add(audit.Event{Kind: audit.EventBookkeeping, Ref: g.refs, Where: geminiToolUse})
 	}
-	tool := geminiTool(name)
-	g.calls[k] = geminiCall{ref: g.refs, search: tool == audit.MemorySearch}
+	// mcp_S_T, exactly (SPEC §11, §16.6); any other name is opaque.
+	tool := g.catalog.Resolve(audit.SpellGemini, name)
+	g.calls[k] = geminiCall{ref: g.refs, tool: tool}
 	params := g.value(row, "parameters")
 	return g.add(audit.Event{Kind: audit.EventCall, Ref: g.refs, Tool: tool,
-		ProjectScoped: projectScoped(params), HidesCalls: string(name) == geminiSubagent, Where: geminiToolUse})
-}
-
-// geminiTool is the catalog tool a Gemini CLI tool name names: exactly
-// mcp_cairn-memory_TOOL or mcp_cairn_memory_TOOL (SPEC §11); any other
-// name is an opaque call.
-func geminiTool(name []byte) audit.Tool {
-	for _, server := range audit.Servers {
-		prefix := "mcp_" + server + "_"
-		if len(name) > len(prefix) && string(name[:len(prefix)]) == prefix {
-			return audit.LookupTool(string(name[len(prefix):]))
-		}
-	}
-	return audit.NoTool
+		ProjectScoped: scoped(g.catalog, tool, params), HidesCalls: string(name) == geminiSubagent, Where: geminiToolUse})
 }
 
 func (g *Gemini) toolResult(row *geminiRecord) error {
@@ -277,7 +265,7 @@ func (g *Gemini) toolResult(row *geminiRecord) error {
 		g.engine.Settle(call.ref)
 		return nil
 	}
-	if call.search && stream.TextIs(errType, "tool_not_registered") {
+	if g.catalog.IsSearch(call.tool) && stream.TextIs(errType, "tool_not_registered") {
 		// The CLI had not declared the memory tools to the model.
 		g.engine.Unavailable(g.n, geminiResultError)
 	}
@@ -287,8 +275,8 @@ func (g *Gemini) toolResult(row *geminiRecord) error {
 		ev.Outcome, ev.Where = audit.Failed, geminiResultError
 	case !success:
 		ev.Outcome = audit.Failed
-	default:
-		ev.Retrieval = g.text.retrieval(g.value(row, "output"))
+	case g.catalog.IsSearch(call.tool):
+		ev.Retrieval = retrieves(g.catalog, call.tool, g.text.object(g.value(row, "output")))
 	}
 	return g.add(ev)
 }
@@ -374,7 +362,7 @@ func geminiReads(name []byte) bool {
 
 // ReadGemini runs a Gemini CLI stream-json stream (SPEC §11) through the
 // engine.
-func ReadGemini(r io.Reader, capture bool) Input {
-	engine := audit.NewEngine(capture)
+func ReadGemini(r io.Reader, rules audit.Rules) Input {
+	engine := audit.NewEngine(rules)
 	return readRecords(r, NewGeminiChecker(), engine, "gemini-cli", NewGemini(engine))
 }

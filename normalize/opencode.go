@@ -109,7 +109,7 @@ type ocParts struct {
 }
 
 func newOCParts(e *audit.Engine) ocParts {
-	return ocParts{record: record{engine: e}, callIDs: map[lifecycle.Key]struct{}{}}
+	return ocParts{record: newRecord(e), callIDs: map[lifecycle.Key]struct{}{}}
 }
 
 // NewOpenCode returns an OpenCode run front end that feeds e.
@@ -271,9 +271,9 @@ func (o *ocParts) callOf(tool, state []byte, callAt, stateAt string) (audit.Even
 		// decides what it decides by its name.
 		o.engine.Note(audit.CallInputUnknown, o.n, callAt)
 		if named := field(input, "tool"); stream.TypeOf(named) == stream.String {
-			call.Tool = ocTool(stream.Unquote(named))
+			call.Tool = o.catalog.Resolve(audit.SpellJoined, stream.Unquote(named))
 		}
-		if call.Tool == audit.MemorySearch || call.Tool == audit.NoTool && stream.TypeOf(field(input, "tool")) != stream.String {
+		if o.catalog.IsSearch(call.Tool) || call.Tool == audit.NoTool && stream.TypeOf(field(input, "tool")) != stream.String {
 			call.InputUnknown = audit.CallInputUnknown
 		}
 	case ocTask:
@@ -282,13 +282,16 @@ func (o *ocParts) callOf(tool, state []byte, callAt, stateAt string) (audit.Even
 		if stream.TypeOf(input) != stream.Object {
 			return audit.Event{}, audit.Event{}, o.violation(stateAt + ".input")
 		}
-		call.Tool = ocTool(tool)
-		call.ProjectScoped = projectScoped(input)
+		// S_T, exactly (SPEC §13, §16.6); any other name is opaque.
+		call.Tool = o.catalog.Resolve(audit.SpellJoined, tool)
+		call.ProjectScoped = scoped(o.catalog, call.Tool, input)
 	}
 	result := audit.Event{Kind: audit.EventResult, Where: stateAt}
 	switch {
 	case stream.TextIs(status, "completed"):
-		result.Retrieval = o.text.outputRetrieval(output)
+		if o.catalog.IsSearch(call.Tool) {
+			result.Retrieval = retrieves(o.catalog, call.Tool, o.text.outputObject(output))
+		}
 	case stream.TextIs(status, "error"):
 		result.Outcome = audit.Failed
 	case stream.TextIs(status, "pending"), stream.TextIs(status, "running"):
@@ -305,18 +308,6 @@ func (o *ocParts) callOf(tool, state []byte, callAt, stateAt string) (audit.Even
 	return call, result, nil
 }
 
-// ocTool is the catalog tool an OpenCode tool name names: exactly
-// cairn-memory_TOOL or cairn_memory_TOOL (SPEC §13).
-func ocTool(name []byte) audit.Tool {
-	for _, server := range audit.Servers {
-		prefix := server + "_"
-		if len(name) > len(prefix) && string(name[:len(prefix)]) == prefix {
-			return audit.LookupTool(string(name[len(prefix):]))
-		}
-	}
-	return audit.NoTool
-}
-
 // endStep gives the engine the open step's calls. One call is ordered;
 // several were printed in completion order, so each is terminal-only,
 // and when they are the run's first calls the first is not established —
@@ -331,7 +322,7 @@ func (o *OpenCode) endStep() error {
 	if len(calls) > 1 {
 		allSearches := true
 		for _, c := range calls {
-			if c.call.Tool != audit.MemorySearch || !c.call.ProjectScoped || c.call.InputUnknown != 0 {
+			if !o.catalog.IsSearch(c.call.Tool) || !c.call.ProjectScoped || c.call.InputUnknown != 0 {
 				allSearches = false
 			}
 		}
@@ -380,21 +371,6 @@ func (o *OpenCode) End() error {
 	return nil
 }
 
-// outputRetrieval reads a completed state's output as SPEC §5 reads a
-// tool result: an object, a string holding one, or content blocks whose
-// first text block holds one.
-func (x *textJSON) outputRetrieval(v []byte) bool {
-	switch stream.TypeOf(v) {
-	case stream.Object:
-		return RetrievalShape(v)
-	case stream.String:
-		return x.retrieval(v)
-	case stream.Array:
-		return x.retrieval(firstTextBlock(v))
-	}
-	return false
-}
-
 // NewOpenCodeChecker returns the JSON checker an OpenCode run's records
 // must pass: no repeated member name anywhere. It locates the record
 // members the front end reads.
@@ -410,7 +386,7 @@ func NewOpenCodeChecker() *stream.Checker {
 
 // ReadOpenCode runs an opencode run --format json stream (SPEC §13)
 // through the engine.
-func ReadOpenCode(r io.Reader, capture bool) Input {
-	engine := audit.NewEngine(capture)
+func ReadOpenCode(r io.Reader, rules audit.Rules) Input {
+	engine := audit.NewEngine(rules)
 	return readRecords(r, NewOpenCodeChecker(), engine, "opencode", NewOpenCode(engine))
 }

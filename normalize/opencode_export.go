@@ -189,6 +189,6 @@ func (x *OpenCodeExport) End(hasMessages bool) (*audit.Engine, error) {
 
 // ReadOpenCodeExport streams an opencode export document (SPEC §13)
 // through the engine.
-func ReadOpenCodeExport(r io.Reader, capture bool) Input {
-	return readDocument(r, "messages", NewOpenCodeExport(audit.NewEngine(capture)), &oxLocate)
+func ReadOpenCodeExport(r io.Reader, rules audit.Rules) Input {
+	return readDocument(r, "messages", NewOpenCodeExport(audit.NewEngine(rules)), &oxLocate)
 }

@@ -79,6 +79,7 @@ const (
 type piCallState struct {
 	ref        int
 	kind       piKind
+	tool       audit.Tool // its catalog tool: a search's result is read
 	name, args lifecycle.Key
 	fromBlock  bool // a toolCall block; false for a nested call
 	sub        bool // a sub-agent's call
@@ -102,7 +103,7 @@ type Pi struct {
 
 // NewPi returns a Pi front end that feeds e.
 func NewPi(e *audit.Engine) *Pi {
-	return &Pi{record: record{engine: e}, calls: map[lifecycle.Key]*piCallState{}}
+	return &Pi{record: newRecord(e), calls: map[lifecycle.Key]*piCallState{}}
 }
 
 // member returns the value of the member name of the record (nil when
@@ -298,9 +299,9 @@ func (p *Pi) system(msg []byte) error {
 				}
 				n := stream.Unquote(name)
 				switch {
-				case piTool(n) != audit.NoTool:
+				case p.tool(n) != audit.NoTool:
 					memory = true
-				case piReaches(n):
+				case p.reaches(n):
 					hidden = true
 				}
 				return true
@@ -414,21 +415,17 @@ func (p *Pi) block(block []byte, cut bool) (bool, error) {
 	return true, p.call(c, tool, args, cut, piToolCall)
 }
 
-// piReaches reports whether a declared tool may reach the memory tools
+// reaches reports whether a declared tool may reach the memory tools
 // without them being declared: codemode's scripts, tool_search's deferred
 // tools, and pi-mcp-adapter's proxy, script tool and per-server
 // namespace proxy (mcp__SERVER).
-func piReaches(name []byte) bool {
+func (p *Pi) reaches(name []byte) bool {
 	switch string(name) {
 	case piCodemode, piToolSearch, piAdapterProxy, piAdapterScript:
 		return true
 	}
-	for _, server := range audit.Servers {
-		if string(name) == "mcp__"+server {
-			return true
-		}
-	}
-	return false
+	prefix := audit.SpellMCP.Prefix
+	return len(name) > len(prefix) && string(name[:len(prefix)]) == prefix && p.catalog.IsServer(name[len(prefix):])
 }
 
 func piKindOf(tool []byte) piKind {
@@ -448,35 +445,31 @@ func (p *Pi) call(c *piCallState, tool, args []byte, cut bool, where string) err
 	}
 	p.refs++
 	c.ref = p.refs
+	c.tool = p.tool(tool)
 	if c.kind == piContainer {
 		// Bookkeeping whose lifecycle is still judged: never started or
 		// never ended, it is call_incomplete (SPEC v4 §12).
 		return p.add(audit.Event{Kind: audit.EventBookkeeping, Ref: c.ref, Where: where})
 	}
 	// mcpScript's calls are never printed: the stream does not hold them.
-	ev := audit.Event{Kind: audit.EventCall, Ref: c.ref, Tool: piTool(tool), SubAgent: c.sub,
+	ev := audit.Event{Kind: audit.EventCall, Ref: c.ref, Tool: c.tool, SubAgent: c.sub,
 		HidesCalls: string(tool) == piAdapterScript, Where: where}
 	if cut {
 		ev.InputUnknown = audit.MessageAborted
 	} else {
-		ev.ProjectScoped = projectScoped(args)
+		ev.ProjectScoped = scoped(p.catalog, c.tool, args)
 	}
 	return p.add(ev)
 }
 
-// piTool is the catalog tool a Pi tool name names: exactly
-// mcp__cairn_memory__TOOL or mcp__cairn-memory__TOOL (built-in MCP), or
-// pi-mcp-adapter's direct cairn-memory_TOOL or cairn_memory_TOOL (SPEC
-// §12); any other name is an opaque call.
-func piTool(name []byte) audit.Tool {
-	for _, server := range audit.Servers {
-		for _, prefix := range []string{"mcp__" + server + "__", server + "_"} {
-			if len(name) > len(prefix) && string(name[:len(prefix)]) == prefix {
-				return audit.LookupTool(string(name[len(prefix):]))
-			}
-		}
+// tool is the catalog tool a Pi tool name names: exactly mcp__S__T
+// (built-in MCP), or pi-mcp-adapter's direct S_T (SPEC §12, §16.6); any
+// other name is an opaque call.
+func (p *Pi) tool(name []byte) audit.Tool {
+	if t := p.catalog.Resolve(audit.SpellMCP, name); t != audit.NoTool {
+		return t
 	}
-	return audit.NoTool
+	return p.catalog.Resolve(audit.SpellJoined, name)
 }
 
 // execStart is a call's dispatch: the start of a toolCall, or a nested
@@ -561,10 +554,11 @@ func (p *Pi) execEnd(line []byte, root []stream.Span) error {
 	switch {
 	case string(isError) == "true" || stream.TypeOf(mcp) == stream.Object && string(mcpError) == "true":
 		ev.Outcome = audit.Failed
+	case !p.catalog.IsSearch(c.tool):
 	case stream.TypeOf(mcp) == stream.Object && stream.TypeOf(inner) == stream.Object:
-		ev.Retrieval = RetrievalShape(inner)
+		ev.Retrieval = retrieves(p.catalog, c.tool, inner)
 	default:
-		ev.Retrieval = p.text.retrieval(firstTextBlock(content))
+		ev.Retrieval = retrieves(p.catalog, c.tool, p.text.object(firstTextBlock(content)))
 	}
 	return p.add(ev)
 }
@@ -599,7 +593,7 @@ func piReads(name []byte) bool {
 }
 
 // ReadPi runs a pi --mode json stream (SPEC §12) through the engine.
-func ReadPi(r io.Reader, capture bool) Input {
-	engine := audit.NewEngine(capture)
+func ReadPi(r io.Reader, rules audit.Rules) Input {
+	engine := audit.NewEngine(rules)
 	return readRecords(r, NewPiChecker(), engine, "pi", NewPi(engine))
 }

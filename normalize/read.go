@@ -26,8 +26,8 @@ type Input struct {
 	Err error
 }
 
-// A Reader reads one input of its format with the capture assertion.
-type Reader func(r io.Reader, captureAuthorized bool) Input
+// A Reader reads one input of its format, judged by the rules.
+type Reader func(r io.Reader, rules audit.Rules) Input
 
 // smallInput is the size up to which a file is read on one goroutine: the
 // read-ahead stages pay for themselves only on inputs of several batches,
@@ -78,12 +78,15 @@ func records(r io.Reader, c *stream.Checker) (checkedLines, func()) {
 }
 
 // record is what every JSONL front end keeps of the record being read: the
-// engine it feeds and the record's 1-based line, with the ways to report
-// at that record.
+// engine it feeds, the catalog it resolves tool names with (the engine's)
+// and the record's 1-based line, with the ways to report at that record.
 type record struct {
-	engine *audit.Engine
-	n      int
+	engine  *audit.Engine
+	catalog *audit.Catalog
+	n       int
 }
+
+func newRecord(e *audit.Engine) record { return record{engine: e, catalog: e.Catalog()} }
 
 func (r *record) invalid(code audit.Code, where string) error {
 	return audit.InvalidAt(code, r.n, where, nil)
@@ -143,9 +146,9 @@ func readRecords(r io.Reader, c *stream.Checker, engine *audit.Engine, harness s
 }
 
 // ReadCodex runs a codex exec --json stream (SPEC §4) through the engine.
-func ReadCodex(r io.Reader, capture bool) Input {
+func ReadCodex(r io.Reader, rules audit.Rules) Input {
 	stream.Mark("read")
-	engine := audit.NewEngine(capture)
+	engine := audit.NewEngine(rules)
 	in := readRecords(r, NewChecker(), engine, "codex", NewCodex(engine))
 	stream.Mark("read-end")
 	return in
@@ -210,6 +213,6 @@ func readDocument(r io.Reader, array string, feed documentFeed, loc *stream.Loca
 
 // ReadTrajectory streams a normalized trajectory (SPEC §5) through the
 // engine of its harness.
-func ReadTrajectory(r io.Reader, capture bool) Input {
-	return readDocument(r, "events", NewTrajectory(capture), nil)
+func ReadTrajectory(r io.Reader, rules audit.Rules) Input {
+	return readDocument(r, "events", NewTrajectory(rules), nil)
 }

@@ -101,16 +101,16 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 		fewest  int
 	}{
 		{"codex", codex, stream.Checker{Locate: codexLocate}, codexObjects,
-			func(r *bytes.Reader) normalize.Input { return normalize.ReadCodex(r, false) }, 1},
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadCodex(r, audit.DefaultRules(false)) }, 1},
 		{"claude", claude, stream.Checker{}, none,
-			func(r *bytes.Reader) normalize.Input { return normalize.ReadClaude(r, false) }, 0},
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadClaude(r, audit.DefaultRules(false)) }, 0},
 		// Gemini CLI records are closed: one unknown member is as many.
 		{"gemini", gemini, stream.Checker{}, none,
-			func(r *bytes.Reader) normalize.Input { return normalize.ReadGemini(r, false) }, 1},
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadGemini(r, audit.DefaultRules(false)) }, 1},
 		{"pi", pi, stream.Checker{}, none,
-			func(r *bytes.Reader) normalize.Input { return normalize.ReadPi(r, false) }, 0},
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadPi(r, audit.DefaultRules(false)) }, 0},
 		{"opencode", opencode, stream.Checker{}, none,
-			func(r *bytes.Reader) normalize.Input { return normalize.ReadOpenCode(r, false) }, 0},
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadOpenCode(r, audit.DefaultRules(false)) }, 0},
 	} {
 		outcome := func(b []byte) string {
 			in := tc.read(bytes.NewReader(b))
@@ -140,7 +140,7 @@ func TestClaudeHostileNames(t *testing.T) {
 	const init = `{"type":"system","subtype":"init","session_id":"s","mcp_servers":[{"name":"cairn-memory","status":"connected"}]}`
 	names, n := streamtest.Names(nil, stream.MaxBytes-1024, "type", "uuid")
 	rec := slices.Concat([]byte(`{"type":"assistant","message":{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"Done."}]},"parent_tool_use_id":null,"uuid":"u"`), names, []byte(`}`))
-	engine := audit.NewEngine(false)
+	engine := audit.NewEngine(audit.DefaultRules(false))
 	claude := normalize.NewClaude(engine)
 	c := normalize.NewClaudeChecker()
 	for i, line := range [][]byte{[]byte(init), rec} {

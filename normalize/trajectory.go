@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"slices"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -13,35 +14,28 @@ import (
 // Harnesses are the trajectory harnesses of SPEC §5, in a fixed order.
 var Harnesses = []string{"claude-code", "opencode", "pi"}
 
-// memoryTool finds a memory tool by its exact name as harness h spells it:
-// the bare catalog name for every harness, plus the harness's native MCP
-// spelling for the servers cairn-memory and cairn_memory (Claude Code and
-// Pi: mcp__SERVER__TOOL; OpenCode: SERVER_TOOL). Never by suffix.
-func memoryTool(h, name string) audit.Tool {
-	if t := audit.LookupTool(name); t != audit.NoTool {
-		return t
+// memoryTool finds a memory tool by its exact name as the harness
+// Harnesses[h] spells it: the bare catalog name for every harness, plus
+// the harness's native MCP spelling for the catalog's servers (Claude Code
+// and Pi: mcp__SERVER__TOOL; OpenCode: SERVER_TOOL). Never by suffix.
+func (t *Trajectory) memoryTool(h int, name []byte) audit.Tool {
+	if tool := t.catalog.Bare(name); tool != audit.NoTool {
+		return tool
 	}
-	for _, server := range audit.Servers {
-		var prefix string
-		switch h {
-		case "claude-code", "pi": // Pi 0.99+ names MCP tools itself (SPEC §5)
-			prefix = "mcp__" + server + "__"
-		case "opencode":
-			prefix = server + "_"
-		default:
-			continue
-		}
-		if len(name) > len(prefix) && name[:len(prefix)] == prefix {
-			return audit.LookupTool(name[len(prefix):])
-		}
+	switch Harnesses[h] {
+	case "claude-code", "pi": // Pi 0.99+ names MCP tools itself (SPEC §5)
+		return t.catalog.Resolve(audit.SpellMCP, name)
+	case "opencode":
+		return t.catalog.Resolve(audit.SpellJoined, name)
 	}
 	return audit.NoTool
 }
 
-// callState is what is kept per call id: a digest of the id and whether its
-// result arrived.
+// callState is what is kept per call id: its ref, its catalog tool as each
+// harness names it, and whether its result arrived.
 type callState struct {
 	ref    int
+	tools  [3]audit.Tool // by the harness's index in Harnesses
 	result bool
 }
 
@@ -51,6 +45,7 @@ type callState struct {
 // report uses the one the document names.
 type Trajectory struct {
 	engines map[string]*audit.Engine
+	catalog *audit.Catalog
 
 	harness string
 	seen    map[string]bool // required top-level members seen
@@ -70,16 +65,17 @@ type Trajectory struct {
 	}
 }
 
-// NewTrajectory returns a trajectory normalizer for the policy.
-func NewTrajectory(captureAuthorized bool) *Trajectory {
+// NewTrajectory returns a trajectory normalizer that judges by rules.
+func NewTrajectory(rules audit.Rules) *Trajectory {
 	t := &Trajectory{
 		engines: map[string]*audit.Engine{},
 		seen:    map[string]bool{},
 		calls:   map[lifecycle.Key]callState{},
 	}
 	for _, h := range Harnesses {
-		t.engines[h] = audit.NewEngine(captureAuthorized)
+		t.engines[h] = audit.NewEngine(rules)
 	}
+	t.catalog = t.engines[Harnesses[0]].Catalog()
 	return t
 }
 
@@ -103,8 +99,13 @@ func invalid(code audit.Code, record int, where string) error {
 
 // each applies f to every engine.
 func (t *Trajectory) each(f func(h string, e *audit.Engine) audit.Code) audit.Code {
-	for _, h := range Harnesses {
-		if code := f(h, t.engines[h]); code != 0 {
+	return t.eachAt(func(h int, e *audit.Engine) audit.Code { return f(Harnesses[h], e) })
+}
+
+// eachAt applies f to every engine, with its harness's index in Harnesses.
+func (t *Trajectory) eachAt(f func(h int, e *audit.Engine) audit.Code) audit.Code {
+	for h, name := range Harnesses {
+		if code := f(h, t.engines[name]); code != 0 {
 			return code
 		}
 	}
@@ -414,11 +415,14 @@ func (t *Trajectory) invocation(p []byte, i int) error {
 	if _, dup := t.calls[k]; dup {
 		return invalid(audit.DuplicateCallID, i, "tool_invocation.payload.call_id")
 	}
-	t.calls[k] = callState{ref: i}
-	name := stream.Text(tool)
-	scoped := projectScoped(input)
-	code := t.each(func(h string, e *audit.Engine) audit.Code {
-		return e.Add(audit.Event{Kind: audit.EventCall, Ref: i, Tool: memoryTool(h, name), ProjectScoped: scoped,
+	c := callState{ref: i}
+	name := stream.Unquote(tool)
+	for h := range Harnesses {
+		c.tools[h] = t.memoryTool(h, name)
+	}
+	t.calls[k] = c
+	code := t.eachAt(func(h int, e *audit.Engine) audit.Code {
+		return e.Add(audit.Event{Kind: audit.EventCall, Ref: i, Tool: c.tools[h], ProjectScoped: scoped(t.catalog, c.tools[h], input),
 			Record: i, Where: "tool_invocation"})
 	})
 	if code != 0 {
@@ -463,28 +467,22 @@ func (t *Trajectory) result(p []byte, i int) error {
 	ev := audit.Event{Kind: audit.EventResult, Ref: c.ref, Record: i, Where: "tool_result"}
 	if string(isError) == "true" {
 		ev.Outcome = audit.Failed
-	} else {
-		ev.Retrieval = t.outputRetrieval(output)
 	}
-	if code := t.add(ev); code != 0 {
+	// The output's value (SPEC §5), read once when a harness's tool is a
+	// search: an object, a string holding one JSON object, or an array of
+	// content blocks whose first text block holds one.
+	var value []byte
+	if ev.Outcome == audit.OK && slices.ContainsFunc(c.tools[:], t.catalog.IsSearch) {
+		value = t.text.outputObject(output)
+	}
+	code := t.eachAt(func(h int, e *audit.Engine) audit.Code {
+		ev.Retrieval = retrieves(t.catalog, c.tools[h], value)
+		return e.Add(ev)
+	})
+	if code != 0 {
 		return invalid(code, i, "")
 	}
 	return nil
-}
-
-// outputRetrieval reports whether a tool result output holds a search
-// result: an object, a string holding one JSON object, or an array of
-// content blocks whose first text block holds one (SPEC §5).
-func (t *Trajectory) outputRetrieval(v []byte) bool {
-	switch stream.TypeOf(v) {
-	case stream.Object:
-		return RetrievalShape(v)
-	case stream.String:
-		return t.text.retrieval(v)
-	case stream.Array:
-		return t.text.retrieval(firstTextBlock(v))
-	}
-	return false
 }
 
 // End ends the document: required members must all have been seen. It

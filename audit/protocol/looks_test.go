@@ -166,7 +166,7 @@ func TestHintNamesTheFormat(t *testing.T) {
 // TestNoHintOnPass: a passing audit names no format, even when its input
 // begins like another's.
 func TestNoHintOnPass(t *testing.T) {
-	rep := audit.NewReport(audit.FormatCodex, "stdin", false)
+	rep := audit.NewReport(audit.FormatCodex, "stdin", audit.DefaultRules(false))
 	rep.Status = audit.StatusPass
 	hint(rep, headOf([]byte(`{"type":"system","subtype":"init","mcp_servers":[]}`)))
 	if got := rep.LooksLike(); got != "" {

@@ -40,6 +40,9 @@ type Options struct {
 	CaptureAuthorized bool
 }
 
+// rules are what the options judge by.
+func (o Options) rules() audit.Rules { return audit.DefaultRules(o.CaptureAuthorized) }
+
 // ErrFormat is returned for an Options.Format that is not one of the
 // formats.
 var ErrFormat = errors.New("protocol: unknown input format")
@@ -71,7 +74,7 @@ func AuditFile(path string, opts Options) (*audit.Report, error) {
 		testHookOpened(path)
 	}
 	head := stream.NewHead(headWords)
-	in := read(sniffedFile{sniffed{f, head}, f}, opts.CaptureAuthorized)
+	in := read(sniffedFile{sniffed{f, head}, f}, opts.rules())
 	// The size, never the offset of a problem: that would tell how long
 	// recorded content was (SPEC §3).
 	rep.Input.Bytes = f.Size()
@@ -104,7 +107,7 @@ func AuditStream(r io.Reader, opts Options) (*audit.Report, error) {
 	// trajectory scanner reads r directly.
 	head := stream.NewHead(headWords)
 	piped := &stdinReader{r: sniffed{stream.StrictReader(r), head}}
-	in := read(piped, opts.CaptureAuthorized)
+	in := read(piped, opts.rules())
 	if in.Err != nil {
 		rep.Input.Bytes = piped.drain()
 	} else {
@@ -129,7 +132,7 @@ func AuditBytes(b []byte, opts Options) (*audit.Report, error) {
 		return nil, err
 	}
 	head := stream.NewHead(headWords)
-	in := read(sniffedBytes{sniffed{bytes.NewReader(b), head}, int64(len(b))}, opts.CaptureAuthorized)
+	in := read(sniffedBytes{sniffed{bytes.NewReader(b), head}, int64(len(b))}, opts.rules())
 	if in.Err != nil {
 		// What AuditStream's drain counts: every byte, up to 1 GiB.
 		rep.Input.Bytes = min(int64(len(b)), maxStdin)
@@ -150,7 +153,7 @@ func start(opts Options, source string) (*audit.Report, normalize.Reader, error)
 	if !ok {
 		return nil, nil, ErrFormat
 	}
-	rep := audit.NewReport(opts.Format, source, opts.CaptureAuthorized)
+	rep := audit.NewReport(opts.Format, source, opts.rules())
 	if opts.Format == audit.FormatCodex {
 		rep.SetHarness(f.Harness)
 	}

@@ -542,7 +542,7 @@ func (g *pcGen) server(s *pcNode) {
 		case `"status"`:
 			continue
 		case `"name"`:
-			if g.v.keepCatalog && m.val.kind == 's' && audit.IsServer(m.val.str) {
+			if g.v.keepCatalog && m.val.kind == 's' && audit.CairnMemory.IsServer([]byte(m.val.str)) {
 				continue
 			}
 		}
@@ -627,8 +627,8 @@ func (g *pcGen) block(b *pcNode) {
 // pcCatalogTool reports whether name is a memory tool of the catalog as
 // Claude Code names it.
 func pcCatalogTool(name string) bool {
-	for _, server := range audit.Servers {
-		if tool, ok := strings.CutPrefix(name, "mcp__"+server+"__"); ok && audit.LookupTool(tool) != audit.NoTool {
+	for _, server := range audit.CairnMemory.Servers() {
+		if tool, ok := strings.CutPrefix(name, "mcp__"+server+"__"); ok && audit.CairnMemory.Bare([]byte(tool)) != audit.NoTool {
 			return true
 		}
 	}

@@ -51,9 +51,9 @@ func geminiKept(name string) bool {
 	if name == "update_topic" || name == "invoke_agent" {
 		return true
 	}
-	for _, server := range audit.Servers {
+	for _, server := range audit.CairnMemory.Servers() {
 		if len(name) > len(server)+5 && name[:len(server)+5] == "mcp_"+server+"_" {
-			return audit.LookupTool(name[len(server)+5:]) != audit.NoTool
+			return audit.CairnMemory.Bare([]byte(name[len(server)+5:])) != audit.NoTool
 		}
 	}
 	return false

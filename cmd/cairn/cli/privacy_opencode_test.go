@@ -126,8 +126,8 @@ func openCodeKept(name string) bool {
 	if name == "invalid" || name == "task" {
 		return true
 	}
-	for _, server := range audit.Servers {
-		if tool, ok := strings.CutPrefix(name, server+"_"); ok && audit.LookupTool(tool) != audit.NoTool {
+	for _, server := range audit.CairnMemory.Servers() {
+		if tool, ok := strings.CutPrefix(name, server+"_"); ok && audit.CairnMemory.Bare([]byte(tool)) != audit.NoTool {
 			return true
 		}
 	}

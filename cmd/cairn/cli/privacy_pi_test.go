@@ -42,12 +42,12 @@ func piKept(name string) bool {
 	case "codemode", "tool_search", "mcp", "mcpScript":
 		return true
 	}
-	for _, server := range audit.Servers {
+	for _, server := range audit.CairnMemory.Servers() {
 		if name == "mcp__"+server {
 			return true // pi-mcp-adapter's namespace proxy
 		}
 		for _, prefix := range []string{"mcp__" + server + "__", server + "_"} {
-			if len(name) > len(prefix) && name[:len(prefix)] == prefix && audit.LookupTool(name[len(prefix):]) != audit.NoTool {
+			if len(name) > len(prefix) && name[:len(prefix)] == prefix && audit.CairnMemory.Bare([]byte(name[len(prefix):])) != audit.NoTool {
 				return true
 			}
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 func humanReport(color bool) string {
-	r := audit.NewReport(audit.FormatCodex, "file", false)
+	r := audit.NewReport(audit.FormatCodex, "file", audit.DefaultRules(false))
 	r.SetHarness("codex")
 	r.Conclude(audit.Checks{
 		EvidenceComplete:    audit.Check{State: audit.Pass, Codes: []audit.Code{}},
