@@ -3,7 +3,10 @@ package audit
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
+
+	"github.com/gowebpki/jcs"
 )
 
 // A Catalog describes the memory server the checks judge (SPEC §6.5,
@@ -125,6 +128,7 @@ const (
 	RoleRead                    // any other read tool
 	RoleCapture                 // an additive mutation
 	RoleDestructive             // a destructive mutation
+	RoleUndeclared              // a declared server's tool the catalog does not list: a mutation attempt
 )
 
 // CatalogName names the catalog of SPEC §6.5.
@@ -152,6 +156,47 @@ var CairnMemory = &Catalog{
 		MemoryDelete - 1: {Name: "memory_delete", Class: Destructive},
 	},
 	v3: true,
+}
+
+// NewCatalog returns the catalog name with servers and tools, as a
+// catalog file declared them: a tool of its servers that it does not list
+// is an undeclared memory tool (SPEC §16.3). The caller has validated them
+// (package audit/catalog); NewCatalog keeps its own copies.
+func NewCatalog(name string, servers []string, tools []CatalogTool) *Catalog {
+	c := &Catalog{name: name, servers: append([]string(nil), servers...), tools: make([]CatalogTool, len(tools))}
+	for i, t := range tools {
+		c.tools[i] = t
+		if t.Search != nil {
+			r := *t.Search
+			r.Result = append([]ResultMember(nil), r.Result...)
+			for j := range r.Result {
+				r.Result[j].Enum = append([]string(nil), r.Result[j].Enum...)
+			}
+			c.tools[i].Search = &r
+		}
+	}
+	return c
+}
+
+// WithServers returns the catalog with its server names replaced: the
+// names under which the user registered the server (--memory-server, SPEC
+// §16.1). They are part of the policy.
+func (c *Catalog) WithServers(servers []string) *Catalog {
+	d := *c
+	d.servers = append([]string(nil), servers...)
+	return &d
+}
+
+// ScopeAsserted reports whether any search of the catalog is project-scoped
+// by assertion (ScopeServerInstance): the report then lists
+// project_scope_asserted_by_catalog (SPEC §16.4).
+func (c *Catalog) ScopeAsserted() bool {
+	for _, t := range c.tools {
+		if t.Search != nil && t.Search.Scope.Kind == ScopeServerInstance {
+			return true
+		}
+	}
+	return false
 }
 
 // Name is the catalog's name (the report's policy.catalog).
@@ -183,6 +228,8 @@ func (c *Catalog) Class(t Tool) Class {
 func (c *Catalog) Role(t Tool) Role {
 	ct := c.tool(t)
 	switch {
+	case t == UndeclaredTool:
+		return RoleUndeclared
 	case ct == nil:
 		return RoleOpaque
 	case ct.Search != nil:
@@ -309,6 +356,11 @@ func (r Rules) catalog() *Catalog {
 // strings occur, so byte order is the UTF-16 order RFC 8785 asks for.
 func (r Rules) PolicyJSON() []byte {
 	c := r.catalog()
+	if !c.v3 {
+		return r.catalogPolicyJSON()
+	}
+	// cairn-memory/1: SPEC §6.5's document, its servers those given
+	// (--memory-server) when they were.
 	var b strings.Builder
 	b.WriteString(`{"capture_authorized":`)
 	b.WriteString(boolText(r.CaptureAuthorized))
@@ -330,6 +382,96 @@ func (r Rules) PolicyJSON() []byte {
 	}
 	b.WriteString(`]}`)
 	return []byte(b.String())
+}
+
+// The policy document of a catalog other than cairn-memory/1 as given
+// (SPEC §16.4): every member explicit, servers and tools in the catalog's
+// order.
+type (
+	policyDoc struct {
+		CaptureAuthorized bool         `json:"capture_authorized"`
+		Catalog           string       `json:"catalog"`
+		Servers           []string     `json:"servers"`
+		Tools             []policyTool `json:"tools"`
+	}
+	policyTool struct {
+		AnnotationsOverride bool          `json:"annotations_override"`
+		Class               string        `json:"class"`
+		Name                string        `json:"name"`
+		Search              *policySearch `json:"search"`
+	}
+	policySearch struct {
+		Result policyResult   `json:"result"`
+		Scope  map[string]any `json:"scope"`
+	}
+	policyResult struct {
+		Kind    string         `json:"kind"`
+		Members map[string]any `json:"members"`
+	}
+)
+
+// catalogPolicyJSON is the canonical JSON (RFC 8785, by jcs.Transform) of
+// SPEC §16.4's policy document.
+func (r Rules) catalogPolicyJSON() []byte {
+	c := r.catalog()
+	doc := policyDoc{CaptureAuthorized: r.CaptureAuthorized, Catalog: c.name, Servers: c.servers, Tools: []policyTool{}}
+	for _, t := range c.tools {
+		pt := policyTool{AnnotationsOverride: t.AnnotationsOverride, Class: classNames[t.Class], Name: t.Name}
+		if t.Search != nil {
+			pt.Search = &policySearch{Scope: t.Search.Scope.Document(), Result: policyResult{Kind: "json_object", Members: map[string]any{}}}
+			for _, m := range t.Search.Result {
+				pt.Search.Result.Members[m.Name] = m.Document()
+			}
+		}
+		doc.Tools = append(doc.Tools, pt)
+	}
+	b, err := json.Marshal(doc)
+	if err == nil {
+		b, err = jcs.Transform(b)
+	}
+	if err != nil {
+		// Strings and booleans only, which always marshal and transform.
+		panic("audit: the policy document does not encode: " + err.Error())
+	}
+	return b
+}
+
+// ScopeKindNames are the scope kinds' names in a catalog file.
+var ScopeKindNames = map[ScopeKind]string{
+	ScopeArgumentEquals: "argument_equals", ScopeArgumentPrefix: "argument_prefix",
+	ScopeArgumentPresent: "argument_present", ScopeServerInstance: "server_instance",
+}
+
+// MemberTypeNames are the member types' names in a catalog file (an enum
+// is an object there).
+var MemberTypeNames = map[MemberType]string{
+	TypeArray: "array", TypeObject: "object", TypeString: "string", TypeBoolean: "boolean",
+	TypeNonnegInteger: "nonneg_integer",
+}
+
+// ClassName is a class's name in a catalog file.
+func ClassName(c Class) string { return classNames[c] }
+
+// Document is the scope as a catalog file writes it.
+func (s ScopeRule) Document() map[string]any {
+	d := map[string]any{"kind": ScopeKindNames[s.Kind]}
+	switch s.Kind {
+	case ScopeArgumentEquals:
+		d["argument"], d["value"] = s.Argument, s.Value
+	case ScopeArgumentPrefix:
+		d["argument"], d["prefix"] = s.Argument, s.Value
+	case ScopeArgumentPresent:
+		d["argument"] = s.Argument
+	}
+	return d
+}
+
+// Document is the member's type as a catalog file writes it.
+func (m ResultMember) Document() any {
+	if m.Type == TypeEnum {
+		return map[string]any{"enum": m.Enum}
+	}
+	return MemberTypeNames[m.Type]
 }
 
 // PolicyDigest is the hex SHA-256 of the policy document.

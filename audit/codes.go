@@ -19,6 +19,7 @@ const (
 	KindFail                          // an observed violation
 	KindInformational                 // reported, changes no state
 	KindLimitation                    // what no run can certify
+	KindUsage                         // exit 2 before any input: a catalog that cannot be used (SPEC §16)
 )
 
 // The codes, in the order of SPEC §8.
@@ -93,6 +94,7 @@ const (
 	ProjectSearchAbsent
 	DestructiveMutation
 	DirectMutationUnauthorized
+	UndeclaredMemoryTool
 
 	// informational
 	CaptureAuthorizationAsserted
@@ -102,12 +104,17 @@ const (
 	IndirectEffectsNotCertified
 	InputNotAuthenticated
 	CaptureAuthorizationAssertedByCaller
+	ProjectScopeAssertedByCatalog
+
+	// usage (exit 2, no report)
+	CatalogUnreadable
+	CatalogInvalid
 
 	numCodes
 )
 
-// A codeSet holds every code in 64 bits: a 64th code must not compile.
-var _ [64 - int(numCodes)]struct{}
+// A codeSet holds every code in 128 bits: a 128th code must not compile.
+var _ [128 - int(numCodes)]struct{}
 
 // codeInfo is the fixed text of a code: its name, kind, a one-line meaning
 // and what to do next. It is the only text about an input cairn prints.
@@ -171,22 +178,27 @@ var codeTable = [numCodes]codeInfo{
 	DispatchOrderUnknown:        {"dispatch_order_unknown", KindCheck, "the first dispatched call cannot be established", "export a complete run in which every call has its start record"},
 	SearchResultMissing:         {"search_result_missing", KindCheck, "a project search has no final result", "export a run whose searches finished"},
 	SearchResultError:           {"search_result_error", KindCheck, "a project search ended with an error, a failure or a refusal", "check the memory server; a failed search is not a retrieval"},
-	SearchResultUninterpretable: {"search_result_uninterpretable", KindCheck, "a project search result is not an object with mode, count and results", "check the memory server version; its result shape is not the supported one"},
+	SearchResultUninterpretable: {"search_result_uninterpretable", KindCheck, "a project search result does not have the result shape the catalog gives (for cairn-memory/1: an object with mode, count and results)", "check the memory server version and the catalog's result rule; this result shape is not the declared one"},
 	OpaqueToolEffects:           {"opaque_tool_effects", KindCheck, "other tools ran (shell, file changes, web search, other MCP tools) whose effects cannot be seen", "expected for coding sessions: indirect memory writes cannot be certified"},
-	MemoryServerUnavailable:     {"memory_server_unavailable", KindCheck, "the stream shows that the cairn-memory server was not available to the agent", "check the agent's MCP configuration (for example claude mcp list); an unavailable tool cannot be required"},
+	MemoryServerUnavailable:     {"memory_server_unavailable", KindCheck, "the stream shows that the memory server the catalog declares was not available to the agent", "check the agent's MCP configuration (for example claude mcp list) and the server names of the catalog (--memory-server); an unavailable tool cannot be required"},
 
-	ToolBeforeProjectSearch:     {"tool_before_project_search", KindFail, "the first call was not a project-scoped memory_search", "have the agent search project memory before any other tool"},
-	FirstSearchNotProjectScoped: {"first_search_not_project_scoped", KindFail, "the first call was a memory_search without scope \"project\"", "have the agent's first search use scope \"project\""},
-	ProjectSearchAbsent:         {"project_search_absent", KindFail, "no project-scoped memory_search call was recorded (narration does not count)", "have the agent call memory_search with scope \"project\""},
-	DestructiveMutation:         {"destructive_mutation", KindFail, "a destructive memory tool (memory_update or memory_delete) was called, failed attempts included", "remove destructive memory tools from the agent's direct tool set"},
-	DirectMutationUnauthorized:  {"direct_mutation_unauthorized", KindFail, "memory_store was called without --capture-authorized", "if capture was really authorized, pass --capture-authorized; never only to turn a failure green"},
+	ToolBeforeProjectSearch:     {"tool_before_project_search", KindFail, "the first call was not a project-scoped memory search", "have the agent search project memory before any other tool"},
+	FirstSearchNotProjectScoped: {"first_search_not_project_scoped", KindFail, "the first call was a memory search that is not project-scoped (for cairn-memory/1: without scope \"project\")", "have the agent's first search name the project, as the catalog's scope rule says"},
+	ProjectSearchAbsent:         {"project_search_absent", KindFail, "no project-scoped memory search was recorded (narration does not count)", "have the agent search project memory (for cairn-memory/1: memory_search with scope \"project\")"},
+	DestructiveMutation:         {"destructive_mutation", KindFail, "a destructive memory tool (catalog class destructive) was called, failed attempts included", "remove destructive memory tools from the agent's direct tool set"},
+	DirectMutationUnauthorized:  {"direct_mutation_unauthorized", KindFail, "an additive memory tool (catalog class capture) was called without --capture-authorized", "if capture was really authorized, pass --capture-authorized; never only to turn a failure green"},
+	UndeclaredMemoryTool:        {"undeclared_memory_tool", KindFail, "a tool of the declared memory server that the catalog does not list was called: taken as a mutation, as MCP takes a tool without annotations", "add the tool to the catalog with its class (cairn catalog check --tools-list shows what is missing), or remove it from the agent's tool set"},
 
-	CaptureAuthorizationAsserted: {"capture_authorization_asserted", KindInformational, "an additive memory_store passed because the caller asserted capture authorization", "keep the record of who authorized capture"},
+	CaptureAuthorizationAsserted: {"capture_authorization_asserted", KindInformational, "an additive memory capture passed because the caller asserted capture authorization", "keep the record of who authorized capture"},
 
 	TaskQualityNotCertified:              {"task_quality_not_certified", KindLimitation, "the audit does not judge whether the task was done well", "verify the task's result independently"},
 	IndirectEffectsNotCertified:          {"indirect_effects_not_certified", KindLimitation, "effects through shells or other tools are not certified", "review opaque tool effects separately"},
 	InputNotAuthenticated:                {"input_not_authenticated", KindLimitation, "the input is not authenticated: a local export is editable", "keep exports private and unmodified; digests identify bytes only"},
 	CaptureAuthorizationAssertedByCaller: {"capture_authorization_asserted_by_caller", KindLimitation, "capture authorization is the caller's assertion, not authenticated consent", "record who authorized capture outside this report"},
+	ProjectScopeAssertedByCatalog:        {"project_scope_asserted_by_catalog", KindLimitation, "the catalog asserts that every search of its server is project-scoped (one server per project): no agent output shows it", "run one memory server per project, as the catalog asserts, or use a catalog whose searches name the project"},
+
+	CatalogUnreadable: {"catalog_unreadable", KindUsage, "the catalog file could not be used as a file (missing, a symbolic link, not a regular file, over 64 KiB, not UTF-8 or with a byte-order mark)", "pass the path of a regular UTF-8 file of at most 64 KiB (cairn catalog check PATH)"},
+	CatalogInvalid:    {"catalog_invalid", KindUsage, "the catalog file is not a valid cairn.catalog/v1 catalog (where says which member)", "fix the member that where names; cairn catalog check PATH lists every problem"},
 }
 
 // String returns the spec's name of the code.

@@ -20,6 +20,7 @@ var kindTitles = []struct {
 	{KindFail, "Fail (exit 1)", "An observed violation."},
 	{KindInformational, "Informational", "Reported with a check; changes no state."},
 	{KindLimitation, "Limitations", "Listed in every report's `limitations`: what no run can certify."},
+	{KindUsage, "Catalog usage errors (exit 2, no report)", "A memory catalog that cannot be used stops the command before any input is read: one fixed line on stderr names the code and where in the catalog (SPEC §16.1)."},
 }
 
 // codesDoc renders docs/codes.md from the code table, the same texts

@@ -120,11 +120,14 @@ type pending struct {
 	where         string
 }
 
-// codeSet is a set of codes; every code fits in 64 bits.
-type codeSet uint64
+// codeSet is a set of codes; every code fits in 128 bits (codes.go).
+type codeSet [2]uint64
 
-func (s *codeSet) add(c Code)     { *s |= 1 << c }
-func (s codeSet) has(c Code) bool { return s&(1<<c) != 0 }
+func (s *codeSet) add(c Code)     { s[c/64] |= 1 << (c % 64) }
+func (s codeSet) has(c Code) bool { return s[c/64]&(1<<(c%64)) != 0 }
+
+// and is the set of the codes in both s and t.
+func (s codeSet) and(t codeSet) codeSet { return codeSet{s[0] & t[0], s[1] & t[1]} }
 
 // list returns the codes of the set sorted by name.
 func (s codeSet) list() []Code {
@@ -160,6 +163,9 @@ type Engine struct {
 
 	searchOK, searchMissing, searchError, searchUninterpretable bool
 	destructive, capture                                        bool
+	// undeclared: a tool of a declared server that the catalog does not
+	// list was called: a mutation attempt (SPEC §16.3).
+	undeclared bool
 	// searchInputUnknown is why a memory_search's input was unknown (0:
 	// none was): an absence of project searches is then not proven.
 	searchInputUnknown Code
@@ -319,6 +325,14 @@ func (e *Engine) call(ev Event) {
 		c.MutationAttempts++
 		e.destructive = true
 		e.observe(DestructiveMutation, ev.Record, ev.Where)
+	case RoleUndeclared:
+		// Fail-closed: MCP takes a tool without annotations as
+		// destructive, and a misspelled tool name in a catalog must never
+		// hide a delete (SPEC §16.3).
+		c.MemoryCalls++
+		c.MutationAttempts++
+		e.undeclared = true
+		e.observe(UndeclaredMemoryTool, ev.Record, ev.Where)
 	}
 	if !ev.NoResult {
 		search := e.catalog.IsSearch(ev.Tool) && ev.ProjectScoped && ev.InputUnknown == 0
@@ -554,7 +568,7 @@ func codeSetOf(cs ...Code) codeSet {
 // absent is the verdict on an absence of project searches: a fail only on
 // complete evidence, else inconclusive with the codes that cut it short.
 func (e *Engine) absent() Check {
-	if cut := e.evidence & absenceCut; cut != 0 {
+	if cut := e.evidence.and(absenceCut); cut != (codeSet{}) {
 		return check(Inconclusive, cut.list()...)
 	}
 	return check(Fail, ProjectSearchAbsent)
@@ -618,9 +632,12 @@ func (e *Engine) directWriteBoundary() Check {
 	if e.capture && !e.captureAuthorized {
 		s.add(DirectMutationUnauthorized)
 	}
+	if e.undeclared {
+		s.add(UndeclaredMemoryTool)
+	}
 	state := Pass
 	switch {
-	case s != 0:
+	case s != (codeSet{}):
 		state = Fail
 	case e.counts.OpaqueCalls > 0:
 		state = Inconclusive

@@ -129,6 +129,9 @@ func NewReport(format, source string, rules Rules) *Report {
 	if rules.CaptureAuthorized {
 		lim = append(lim, CaptureAuthorizationAssertedByCaller)
 	}
+	if rules.catalog().ScopeAsserted() {
+		lim = append(lim, ProjectScopeAssertedByCatalog) // SPEC §16.4
+	}
 	return &Report{
 		Schema:      Schema,
 		Enabled:     true,

@@ -108,7 +108,8 @@ func reportSchema() obj {
 			"events":  count,
 		}),
 		"policy": closed([]string{"catalog", "capture_authorized", "sha256"}, obj{
-			"catalog":            obj{"const": audit.CatalogName},
+			// A built-in's name or a catalog file's (SPEC §16.2).
+			"catalog":            obj{"type": "string", "pattern": `^[a-z0-9][a-z0-9._-]{0,63}/[0-9]{1,4}$`},
 			"capture_authorized": obj{"type": "boolean"},
 			"sha256":             digest,
 		}),
@@ -127,8 +128,8 @@ func reportSchema() obj {
 				audit.CallInputUnknown}, audit.AbsenceCut()...)...),
 			// A stream that prints calls only once they finished, cut
 			// short, cannot pass it: the turn code says why (SPEC §13).
-			"direct_write_boundary": checkSchema(audit.DestructiveMutation, audit.DirectMutationUnauthorized, audit.OpaqueToolEffects,
-				audit.CaptureAuthorizationAsserted, audit.TurnFailed, audit.TurnIncomplete),
+			"direct_write_boundary": checkSchema(audit.DestructiveMutation, audit.DirectMutationUnauthorized, audit.UndeclaredMemoryTool,
+				audit.OpaqueToolEffects, audit.CaptureAuthorizationAsserted, audit.TurnFailed, audit.TurnIncomplete),
 		})),
 		"counts": closed(countNames, counts),
 		"findings": obj{"type": "array", "maxItems": audit.MaxFindings, "items": closed([]string{"code", "record", "where"}, obj{

@@ -74,6 +74,7 @@ func TestCodeKindsMatchSpec(t *testing.T) {
 		"invalid (exit 2)": KindInvalid, "inconclusive: evidence": KindEvidence,
 		"inconclusive: checks": KindCheck, "fail": KindFail,
 		"informational": KindInformational, "limitations": KindLimitation,
+		"usage (exit 2": KindUsage,
 	}
 	code := regexp.MustCompile("`([a-z0-9_]+)`")
 	n := 0

@@ -38,10 +38,17 @@ type Options struct {
 	// CaptureAuthorized asserts that memory capture was authorized (an
 	// assertion, not authenticated consent), as --capture-authorized does.
 	CaptureAuthorized bool
+	// Catalog is the memory catalog the checks judge by (SPEC §16), as
+	// --catalog and --catalog-file choose it: catalog.Builtin or
+	// catalog.Parse of package audit/catalog, with Catalog.WithServers for
+	// --memory-server. nil is cairn-memory/1.
+	Catalog *audit.Catalog
 }
 
 // rules are what the options judge by.
-func (o Options) rules() audit.Rules { return audit.DefaultRules(o.CaptureAuthorized) }
+func (o Options) rules() audit.Rules {
+	return audit.Rules{Catalog: o.Catalog, CaptureAuthorized: o.CaptureAuthorized}
+}
 
 // ErrFormat is returned for an Options.Format that is not one of the
 // formats.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/cairn-audit/cairn/audit/catalog"
 )
 
 // cli is the kong grammar of cairn.
@@ -91,7 +93,8 @@ func grammarVars() kong.Vars {
 	return kong.Vars{"version": "cairn " + version(), "max_jobs": strconv.Itoa(maxJobs),
 		"formats": strings.Join(formatNames(), ","), "format_list": orList(formatNames()),
 		"outputs": strings.Join(outputNames(), ","), "output_list": orList(outputNames()),
-		"outcomes": strings.Join(outcomeNames(), ","), "outcome_list": andList(outcomeNames())}
+		"outcomes": strings.Join(outcomeNames(), ","), "outcome_list": andList(outcomeNames()),
+		"catalogs": strings.Join(catalog.BuiltinNames(), ","), "catalog_list": orList(builtinBareNames())}
 }
 
 // scopeVars gives the grammar's variables to the nodes and flags whose

@@ -17,7 +17,8 @@ var unitTested = map[audit.Code]string{
 }
 
 // TestEveryCodeIsScripted checks that every code a report can carry is
-// asserted by at least one testscript (`invalid CODE …` or a `checks` line),
+// asserted by at least one testscript (`invalid CODE …`, `usage CODE …` or
+// a `checks` line),
 // so each is produced end to end by the real binary.
 func TestEveryCodeIsScripted(t *testing.T) {
 	files, err := filepath.Glob("../../../testdata/script/*.txtar")
@@ -36,7 +37,7 @@ func TestEveryCodeIsScripted(t *testing.T) {
 				continue
 			}
 			switch fields[0] {
-			case "invalid":
+			case "invalid", "usage":
 				if len(fields) > 1 {
 					asserted[fields[1]] = true
 				}

@@ -14,15 +14,16 @@ import (
 )
 
 type evalBatchCmd struct {
-	Format            string      `name:"format" required:"" enum:"${formats}" placeholder:"FORMAT" help:"The format of every input: ${format_list}."`
-	JSON              bool        `name:"json" xor:"output" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints; the same as --output json."`
-	Report            reportFlags `embed:""`
-	CaptureAuthorized bool        `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
-	Jobs              jobsFlag    `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`
-	PathsFrom         listFlag    `name:"paths-from" placeholder:"FILE" help:"Also audit the paths this file lists, one a line, after the PATH arguments; - reads the list from standard input."`
-	Null              bool        `name:"null" help:"The list of --paths-from is NUL-separated (find -print0), not one path a line."`
-	Shard             shardFlag   `name:"shard" placeholder:"I/N" help:"Audit only the inputs whose position in the list, from 0, is I modulo N (0 <= I < N): N shards' reports together are the whole batch's."`
-	Paths             []string    `arg:"" optional:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
+	Format            string       `name:"format" required:"" enum:"${formats}" placeholder:"FORMAT" help:"The format of every input: ${format_list}."`
+	JSON              bool         `name:"json" xor:"output" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints; the same as --output json."`
+	Report            reportFlags  `embed:""`
+	CaptureAuthorized bool         `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	Catalogs          catalogFlags `embed:""`
+	Jobs              jobsFlag     `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`
+	PathsFrom         listFlag     `name:"paths-from" placeholder:"FILE" help:"Also audit the paths this file lists, one a line, after the PATH arguments; - reads the list from standard input."`
+	Null              bool         `name:"null" help:"The list of --paths-from is NUL-separated (find -print0), not one path a line."`
+	Shard             shardFlag    `name:"shard" placeholder:"I/N" help:"Audit only the inputs whose position in the list, from 0, is I modulo N (0 <= I < N): N shards' reports together are the whole batch's."`
+	Paths             []string     `arg:"" optional:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
 }
 
 func (c *evalBatchCmd) Help() string {
@@ -81,6 +82,9 @@ func (c *evalBatchCmd) Validate() error {
 	case c.PathsFrom.set && len(c.Report.SARIFURI) > 0:
 		return usageRefusal(usageSARIFURIList)
 	}
+	if err := c.Catalogs.validate(); err != nil {
+		return err
+	}
 	return c.Report.validate(c.JSON, len(c.Paths))
 }
 
@@ -136,9 +140,14 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 	if !gateOn(e.getenv("CAIRN_EVAL")) {
 		return c.disabled(e, src, output)
 	}
+	// One catalog for every input, read before any (SPEC §16.1).
+	rules, ok := c.Catalogs.rules(e.stderr, c.CaptureAuthorized)
+	if !ok {
+		return statusError(2)
+	}
 	jobs := c.jobs()
 	memoryLimit(e, jobs)
-	opts := protocol.Options{Format: c.Format, CaptureAuthorized: c.CaptureAuthorized}
+	opts := protocol.Options{Format: c.Format, CaptureAuthorized: rules.CaptureAuthorized, Catalog: rules.Catalog}
 	// The document is opened with the first report, or at the end: a list
 	// with nothing to audit prints nothing on stdout.
 	var doc *document

@@ -15,9 +15,10 @@ import (
 type evalProtocolCmd struct {
 	// The input flags, one per format (inputs); set by newCLI.
 	kong.Plugins
-	JSON              bool        `name:"json" xor:"output" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1); the same as --output json."`
-	Report            reportFlags `embed:""`
-	CaptureAuthorized bool        `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	JSON              bool         `name:"json" xor:"output" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1); the same as --output json."`
+	Report            reportFlags  `embed:""`
+	CaptureAuthorized bool         `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	Catalogs          catalogFlags `embed:""`
 
 	inputs inputs
 }
@@ -67,6 +68,9 @@ func (c *evalProtocolCmd) Validate() error {
 	if _, _, ok := c.inputs.chosen(); !ok {
 		return errors.New("give one input: " + c.inputs.flagList() + " (- reads standard input)")
 	}
+	if err := c.Catalogs.validate(); err != nil {
+		return err
+	}
 	return c.Report.validate(c.JSON, 1)
 }
 
@@ -95,8 +99,12 @@ func (c *evalProtocolCmd) Run(e *env) error {
 			return statusError(2)
 		}
 	}
+	rules, ok := c.Catalogs.rules(e.stderr, c.CaptureAuthorized)
+	if !ok {
+		return statusError(2)
+	}
 	memoryLimit(e, 1)
-	opts := protocol.Options{Format: format, CaptureAuthorized: c.CaptureAuthorized}
+	opts := protocol.Options{Format: format, CaptureAuthorized: rules.CaptureAuthorized, Catalog: rules.Catalog}
 	var rep *audit.Report
 	var err error
 	if path == "-" {

@@ -32,6 +32,7 @@ var kindNames = map[audit.Kind]string{
 	audit.KindFail:          "fail, exit 1",
 	audit.KindInformational: "informational",
 	audit.KindLimitation:    "limitation",
+	audit.KindUsage:         "catalog usage error, exit 2",
 }
 
 // codeText is a code's texts, as explain --json prints them.
@@ -119,4 +120,5 @@ var whereTexts = map[audit.Kind]string{
 	audit.KindCheck:         "the report's findings give the first line or event where it was seen and the place in the contract",
 	audit.KindFail:          "the report's findings give the line or event of the call that decided it",
 	audit.KindInformational: "the report's findings give the line or event of the call",
+	audit.KindUsage:         "the one stderr line names the member of the catalog (catalog.tools[3].search.scope.kind); no report is printed",
 }

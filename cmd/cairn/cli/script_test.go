@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-audit/cairn/audit"
 )
 
 // TestMain registers cairn the way a user's own testscript suite does.
@@ -46,6 +48,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"expect-exit": expectExit,
 	"checks":      checksCmd,
 	"invalid":     invalidCmd,
+	"usage":       usageCmd,
 	"counts":      countsCmd,
 	"findings":    findingsCmd,
 	"gen":         genCmd,
@@ -222,6 +225,27 @@ func invalidCmd(ts *testscript.TestScript, neg bool, args []string) {
 		if where != args[2] {
 			ts.Fatalf("error %s where %s, want %s", r.Error.Code, where, args[2])
 		}
+	}
+}
+
+// usageCmd asserts a catalog usage error (SPEC §16.1): stdout empty, and
+// stderr exactly the one fixed line naming the code and where.
+//
+//	usage CODE WHERE
+func usageCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: usage CODE WHERE")
+	}
+	code, ok := audit.ParseCode(args[0])
+	if !ok || code.Kind() != audit.KindUsage {
+		ts.Fatalf("usage: %s is not a usage code", args[0])
+	}
+	if out := ts.ReadFile("stdout"); out != "" {
+		ts.Fatalf("stdout is not empty")
+	}
+	want := fmt.Sprintf("cairn: usage error: %s at %s: %s; %s\n", code, args[1], code.Meaning(), code.Next())
+	if got := ts.ReadFile("stderr"); got != want {
+		ts.Fatalf("stderr:\n%s\nwant:\n%s", got, want)
 	}
 }
 

@@ -207,7 +207,7 @@ func (s *summary) writeText(w io.Writer) {
 	// The counts line up after the longest code a report can hold.
 	width := 0
 	for _, c := range audit.Codes() {
-		if c.Kind() != audit.KindLimitation {
+		if k := c.Kind(); k != audit.KindLimitation && k != audit.KindUsage {
 			width = max(width, len(c.String()))
 		}
 	}

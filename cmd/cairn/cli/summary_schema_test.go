@@ -37,9 +37,10 @@ func summarySchema() obj {
 		states = append(states, string(st))
 	}
 	// The codes a report's checks or error can hold: all but the
-	// limitations, which every report lists.
+	// limitations, which every report lists, and the catalog's usage
+	// codes, which stop the command before any report.
 	for _, c := range audit.Codes() {
-		if c.Kind() != audit.KindLimitation {
+		if k := c.Kind(); k != audit.KindLimitation && k != audit.KindUsage {
 			codes = append(codes, c.String())
 		}
 	}

@@ -65,6 +65,8 @@ const (
 	usageSARIFURIList                 // --sarif-uri with --paths-from
 	usageListTerminal                 // --paths-from - with a terminal on stdin
 	usageReportsTerminal              // eval summarize reading a terminal
+	usageBadMemoryServer              // --memory-server not 1 to 16 distinct server names
+	usageTwoCatalogs                  // --catalog and --catalog-file together
 )
 
 // usageRefusal is a Validate error that names its fixed text: the
@@ -142,6 +144,10 @@ func (p usageProblem) text() string {
 		return "standard input is a terminal; pipe the list of paths into cairn or give --paths-from a file"
 	case usageReportsTerminal:
 		return "standard input is a terminal; pipe reports into cairn or give their files"
+	case usageTwoCatalogs:
+		return "--catalog and --catalog-file cannot be used together"
+	case usageBadMemoryServer:
+		return "--memory-server takes up to 16 distinct names of letters, digits, _ and - (at most 64 each), one a flag"
 	}
 	return usageGenericText
 }
@@ -348,6 +354,9 @@ func unmet(ctx *kong.Context, node *kong.Node) usageProblem {
 		switch {
 		case set > 1 && group.name == "output":
 			p.kind = usageJSONAndOutput
+			return p
+		case set > 1 && group.name == "catalog":
+			p.kind = usageTwoCatalogs
 			return p
 		case set > 1:
 			p.kind = usageTwoInputs

@@ -80,6 +80,7 @@ var kindAnchors = map[audit.Kind]string{
 	audit.KindFail:          "fail-exit-1",
 	audit.KindInformational: "informational",
 	audit.KindLimitation:    "limitations",
+	audit.KindUsage:         "catalog-usage-errors-exit-2-no-report",
 }
 
 // HelpURI is where docs/codes.md explains code: its kind's section.

@@ -107,10 +107,22 @@ type sarifRunBag struct {
 	Enabled     bool           `json:"enabled"`
 }
 
+// ruleCodes are the codes a report can carry, one rule each: every code
+// but the catalog's usage codes, which stop a command before any report.
+var ruleCodes = func() []audit.Code {
+	var cs []audit.Code
+	for _, c := range audit.Codes() {
+		if c.Kind() != audit.KindUsage {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}()
+
 // ruleIndex is each code's index among the rules.
 var ruleIndex = func() map[audit.Code]int {
 	m := map[audit.Code]int{}
-	for i, c := range audit.Codes() {
+	for i, c := range ruleCodes {
 		m[c] = i
 	}
 	return m
@@ -133,7 +145,7 @@ func Level(code audit.Code) string {
 
 func sarifRules() []sarifRule {
 	var rules []sarifRule
-	for _, c := range audit.Codes() {
+	for _, c := range ruleCodes {
 		rules = append(rules, sarifRule{
 			ID:                   c.String(),
 			ShortDescription:     sarifText{c.Meaning()},
