@@ -38,8 +38,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 go build -o "$bin/capture" ./scripts/pi-real/capture
-# The cairn-memory MCP server is the Claude harness's, reused as is.
-go build -o "$bin/mcpserver" ./scripts/claude-real/mcpserver
+# The cairn-memory MCP server is the capture kit's.
+go build -o "$bin/mcpserver" ./scripts/capturekit/mcpserver
 
 # npmin DIR SPEC...: npm install SPEC... into DIR (a private package folder).
 npmin() {

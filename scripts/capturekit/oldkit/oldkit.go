@@ -1,9 +1,9 @@
-// Package capturekit is what the capture harnesses of real agent CLIs
+// Package oldkit is (until the last harness is ported to the kit) what the capture harnesses of real agent CLIs
 // (scripts/claude-real, gemini-real, pi-real, opencode-real) share: the
 // model of a want.json verdict and its writer, the shape summary of a JSON
 // value, the check that a run is offline, and the demo project the agents
 // work in. Each harness keeps its own scripted model server and scenarios.
-package capturekit
+package oldkit
 
 import (
 	"encoding/json"
