@@ -16,8 +16,9 @@ import (
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
 	"github.com/cairn-audit/cairn/scripts/capturekit/mcp"
 	claude "github.com/cairn-audit/cairn/scripts/claude-real"
+	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, gemini.Spec))
 }
