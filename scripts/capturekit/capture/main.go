@@ -16,9 +16,10 @@ import (
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
 	"github.com/cairn-audit/cairn/scripts/capturekit/mcp"
 	claude "github.com/cairn-audit/cairn/scripts/claude-real"
+	codex "github.com/cairn-audit/cairn/scripts/codex-real"
 	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, gemini.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec))
 }
