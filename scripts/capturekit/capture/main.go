@@ -18,8 +18,9 @@ import (
 	claude "github.com/cairn-audit/cairn/scripts/claude-real"
 	codex "github.com/cairn-audit/cairn/scripts/codex-real"
 	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
+	pi "github.com/cairn-audit/cairn/scripts/pi-real"
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, pi.Spec))
 }
