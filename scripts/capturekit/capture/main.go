@@ -17,10 +17,11 @@ import (
 	"github.com/cairn-audit/cairn/scripts/capturekit/mcp"
 	claude "github.com/cairn-audit/cairn/scripts/claude-real"
 	codex "github.com/cairn-audit/cairn/scripts/codex-real"
+	copilot "github.com/cairn-audit/cairn/scripts/copilot-real"
 	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
 	pi "github.com/cairn-audit/cairn/scripts/pi-real"
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, pi.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, pi.Spec, copilot.Spec))
 }
