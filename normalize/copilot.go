@@ -62,7 +62,8 @@ const (
 )
 
 // copilotRecords are the judged types, closed over the members the
-// reference lists (their data; result's own members).
+// reference lists and the real 1.0.x binaries printed (their data;
+// result's own members; testdata/copilot/real).
 var copilotRecords = []copilotRecord{
 	{cpMessage, []copilotMember{{"messageId", 0}, {"content", stream.String}, {"toolRequests", stream.Array},
 		{"model", 0}, {"turnId", 0}, {"parentToolCallId", stream.String}, {"apiCallId", 0}, {"interactionId", 0},
@@ -79,7 +80,9 @@ var copilotRecords = []copilotRecord{
 		{"modelSelectionSource", 0}, {"resumable", 0}}, []string{"toolCallId"}},
 	{cpServers, []copilotMember{{"servers", stream.Array}}, []string{"servers"}},
 	{cpError, []copilotMember{{"errorType", 0}, {"message", 0}, {"statusCode", 0}, {"originatingMessageId", 0}}, nil},
-	{cpInterrupt, []copilotMember{{"activity", 0}, {"cancelPhase", 0}, {"toolCallIds", 0}, {"toolNames", 0}}, nil},
+	{cpInterrupt, []copilotMember{{"activity", 0}, {"turn", 0}, {"elapsedMs", 0}, {"cancelPhase", 0},
+		{"toolCallIds", 0}, {"toolNames", 0}, {"safeToolNames", 0}, {"model", 0}, {"apiEndpoint", 0},
+		{"transport", 0}, {"outputTtftMs", 0}}, nil},
 	{cpAbort, []copilotMember{{"reason", 0}}, nil},
 	{cpResult, []copilotMember{{"sessionId", stream.String}, {"exitCode", stream.Number}, {"usage", 0},
 		{"timestamp", stream.String}}, []string{"exitCode"}},

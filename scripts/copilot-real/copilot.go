@@ -57,8 +57,9 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Addr:     addr,
 	WorkDir:  workDir,
 	Scratch:  "/tmp/cairn-copilot-run",
-	// model.call_failure names the API endpoint it called.
-	Allowed: []string{"/chat/completions"},
+	// model.call_failure names the API endpoint it called; the system
+	// prompt in the session file names slash commands.
+	Allowed: []string{"/chat/completions", "/security-review", "/subagents"},
 	// The binary unpacks itself into ~/.cache/copilot/pkg at every start
 	// (about 8 s), and six HTTP 500 attempts back off for about 15 s.
 	Timeout: 240 * time.Second,
