@@ -181,3 +181,10 @@ func TestRealPiCaptures(t *testing.T) {
 func TestRealOpenCodeCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/opencode/real", "--opencode-jsonl", []string{"1.3.2", "1.18.33"})
 }
+
+// TestRealCopilotCaptures is TestRealCodexCaptures for the streams printed
+// by real copilot binaries (testdata/copilot/real/VERSION, made by
+// scripts/capturekit/run.sh copilot).
+func TestRealCopilotCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/copilot/real", "--copilot-jsonl", []string{"1.0.80", "1.0.102"})
+}
