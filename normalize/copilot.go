@@ -67,11 +67,11 @@ const (
 var copilotRecords = []copilotRecord{
 	{cpMessage, []copilotMember{{"messageId", 0}, {"content", stream.String}, {"toolRequests", stream.Array},
 		{"model", 0}, {"turnId", 0}, {"parentToolCallId", stream.String}, {"apiCallId", 0}, {"interactionId", 0},
-		{"originatingMessageId", 0}, {"rte", 0}}, nil},
+		{"originatingMessageId", 0}, {"rte", 0}, {"outputTokens", 0}}, nil},
 	{cpStart, []copilotMember{{"toolCallId", stream.String}, {"toolName", stream.String}, {"arguments", 0},
 		{"turnId", 0}, {"model", 0}, {"toolTitle", 0}, {"parentToolCallId", stream.String}, {"shellToolInfo", 0},
 		{"mcpServerName", 0}, {"mcpToolName", 0}, {"mcpConfigServerName", 0}, {"mcpTransport", 0},
-		{"mcpConfigSource", 0}}, []string{"toolCallId", "toolName"}},
+		{"mcpConfigSource", 0}, {"rte", 0}}, []string{"toolCallId", "toolName"}},
 	{cpComplete, []copilotMember{{"toolCallId", stream.String}, {"success", stream.Bool}, {"result", 0},
 		{"error", 0}, {"model", 0}, {"turnId", 0}, {"interactionId", 0}, {"rte", 0}, {"toolTelemetry", 0},
 		{"shellExecution", 0}, {"parentToolCallId", stream.String}}, []string{"toolCallId", "success"}},
@@ -98,7 +98,7 @@ var copilotEnvelope = []string{"type", "data", "id", "timestamp", "parentId", "e
 var (
 	copilotRequestMembers = []string{"toolCallId", "name", "arguments", "type", "intentionSummary", "toolTitle",
 		"mcpServerName", "mcpToolName"}
-	copilotServerMembers = []string{"name", "status", "error", "serverMetadata"}
+	copilotServerMembers = []string{"name", "status", "error", "serverMetadata", "transport"}
 	copilotErrorMembers  = []string{"message", "code"}
 )
 

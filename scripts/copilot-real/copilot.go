@@ -28,6 +28,9 @@ type scenario struct {
 	// NoAllowAll leaves out --allow-all-tools: only the scenario's own
 	// --allow-tool flags approve calls.
 	NoAllowAll bool `yaml:"no_allow_all"`
+	// InterruptIn sends SIGINT once a tool.execution_start of this tool
+	// is printed (the tool then runs).
+	InterruptIn string `yaml:"interrupt_in"`
 }
 
 const (
@@ -58,8 +61,9 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	WorkDir:  workDir,
 	Scratch:  "/tmp/cairn-copilot-run",
 	// model.call_failure names the API endpoint it called; the system
-	// prompt in the session file names slash commands.
-	Allowed: []string{"/chat/completions", "/security-review", "/subagents"},
+	// prompt in the session file names slash commands and (1.0.80)
+	// example paths under /repo.
+	Allowed: []string{"/chat/completions", "/security-review", "/subagents", "/repo"},
 	// The binary unpacks itself into ~/.cache/copilot/pkg at every start
 	// (about 8 s), and six HTTP 500 attempts back off for about 15 s.
 	Timeout: 240 * time.Second,
@@ -143,6 +147,12 @@ func run(r *kit.Run, s *scenario) error {
 		Stdout:  r.Scratch + "/stdout.jsonl",
 		Markers: []string{r.HangMarker(&s.Server)},
 		After:   s.Interrupt,
+		OnLine: func(p *kit.Proc, line []byte) {
+			if s.InterruptIn != "" && strings.Contains(string(line), `"type":"tool.execution_start"`) &&
+				strings.Contains(string(line), `"toolName":"`+s.InterruptIn+`"`) {
+				p.Interrupt(s.InterruptIn+" runs", 3*time.Second)
+			}
+		},
 	})
 	if err != nil {
 		return err
