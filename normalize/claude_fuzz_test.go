@@ -184,11 +184,15 @@ func claudeCheckFindings(t *testing.T, places map[string]bool, e *audit.Engine) 
 
 // claudeSeeds are the real Claude Code captures (every version) and the
 // streams of testdata/script/claude_stream.txtar.
-func claudeSeeds(tb testing.TB) [][]byte {
+func claudeSeeds(tb testing.TB) [][]byte { return cliSeeds(tb, "claude") }
+
+// cliSeeds are the real captures of a CLI (testdata/CLI/real, every
+// version) and the streams of testdata/script/CLI_stream.txtar.
+func cliSeeds(tb testing.TB, cli string) [][]byte {
 	tb.Helper()
-	paths, err := filepath.Glob("../testdata/claude/real/*/*.jsonl")
+	paths, err := filepath.Glob("../testdata/" + cli + "/real/*/*.jsonl")
 	if err != nil || len(paths) == 0 {
-		tb.Fatalf("no real Claude captures (%v)", err)
+		tb.Fatalf("no real %s captures (%v)", cli, err)
 	}
 	var out [][]byte
 	for _, p := range paths {
@@ -198,7 +202,7 @@ func claudeSeeds(tb testing.TB) [][]byte {
 		}
 		out = append(out, b)
 	}
-	a, err := txtar.ParseFile("../testdata/script/claude_stream.txtar")
+	a, err := txtar.ParseFile("../testdata/script/" + cli + "_stream.txtar")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,12 +3,8 @@ package normalize_test
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/normalize"
@@ -24,7 +20,7 @@ import (
 // finding at such a place; the read concludes what the loop did when it
 // sees the loop's records.
 func FuzzCopilot(f *testing.F) {
-	for _, in := range copilotSeeds(f) {
+	for _, in := range cliSeeds(f, "copilot") {
 		f.Add(in)
 		lines := bytes.SplitAfter(in, []byte("\n"))
 		f.Add(bytes.Join(lines[:len(lines)/2], nil))
@@ -90,32 +86,4 @@ func FuzzCopilot(f *testing.F) {
 			t.Fatalf("read: %s\nfed:  %s", a, fed)
 		}
 	})
-}
-
-// copilotSeeds are the real Copilot CLI captures (every version) and the
-// streams of testdata/script/copilot_stream.txtar.
-func copilotSeeds(tb testing.TB) [][]byte {
-	tb.Helper()
-	paths, err := filepath.Glob("../testdata/copilot/real/*/*.jsonl")
-	if err != nil || len(paths) == 0 {
-		tb.Fatalf("no real Copilot CLI captures (%v)", err)
-	}
-	var out [][]byte
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, b)
-	}
-	a, err := txtar.ParseFile("../testdata/script/copilot_stream.txtar")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, file := range a.Files {
-		if filepath.Ext(file.Name) == ".jsonl" {
-			out = append(out, file.Data)
-		}
-	}
-	return out
 }
