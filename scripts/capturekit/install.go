@@ -141,10 +141,10 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 }
 
 // HangMarker is the file the mcp-hang proxy creates when the held call
-// comes ("" without one).
-func (r *Run) HangMarker(sv *Server) string {
+// comes, as Cmd.Markers takes it (nil without one).
+func (r *Run) HangMarker(sv *Server) map[string]string {
 	if sv.Hang == "" {
-		return ""
+		return nil
 	}
-	return r.Scratch + "/mcp-hang.marker"
+	return map[string]string{r.Scratch + "/mcp-hang.marker": "the MCP tool call is running"}
 }

@@ -46,6 +46,9 @@ type Spec[S any, P row[S]] struct {
 	Run func(r *Run, s P) error
 	// Shape is the shape of a capture (for `capture NAME shape FILE`).
 	Shape func(name string, b []byte) []byte
+	// Wants are the verdicts want.json gives the captures of a scenario in
+	// a version's folder (nil: <name>.jsonl gets the scenario's want).
+	Wants func(dir string, s P) map[string]Verdict
 	// Inventory is a version folder's inventory.txt (nil: none); Readme
 	// testdata/NAME/real/README.md (nil: none).
 	Inventory func(dir string, ss []P) ([]byte, error)
@@ -126,6 +129,11 @@ func (s *Spec[S, P]) main(args []string) error {
 		return err
 	case "readme":
 		return s.readme(table)
+	case "want":
+		if len(args) != 2 {
+			return errors.New("usage: capture " + s.Name + " want VERSION")
+		}
+		return s.rewant(args[1], table)
 	case "inventory":
 		if len(args) != 2 {
 			return errors.New("usage: capture " + s.Name + " inventory DIR")
@@ -169,6 +177,11 @@ func (s *Spec[S, P]) capture(versions []string, table []P) error {
 	}
 	if len(versions) == 0 {
 		versions = s.Versions
+	}
+	for _, v := range versions {
+		if strings.Trim(v, "0123456789.") != "" || v == "" {
+			return fmt.Errorf("%q is neither a version nor a subcommand (run, readme, want, inventory, shape, list)", v)
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -276,7 +289,7 @@ func (s *Spec[S, P]) runAll(args []string, table []P) error {
 		}
 		scratch := filepath.Join(s.Scratch, *version, name)
 		r := &Run{Version: *version, Install: i, Out: out, Scratch: scratch, Home: scratch + "/home", WorkDir: s.WorkDir,
-			Self: self, MCPServer: filepath.Join(filepath.Dir(self), "mcpserver"), spec: c, verdicts: map[string]Verdict{}}
+			Self: self, MCPServer: filepath.Join(filepath.Dir(self), "mcpserver"), spec: c}
 		start := time.Now()
 		err = s.Run(r, vsc)
 		requests := 0
@@ -289,15 +302,46 @@ func (s *Spec[S, P]) runAll(args []string, table []P) error {
 			line += " ERROR: " + err.Error()
 			failed++
 		} else {
-			if err := wants.Set(r.verdicts); err != nil {
+			if err := wants.Set(s.wants(out, vsc)); err != nil {
 				return err
 			}
-			line += " ok: " + strings.Join(r.sorted(), " ")
+			line += " ok: " + strings.Join(r.kept, " ")
 		}
 		fmt.Println(line)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d scenarios failed", failed)
+	}
+	return nil
+}
+
+func (s *Spec[S, P]) wants(dir string, sc P) map[string]Verdict {
+	if s.Wants != nil {
+		return s.Wants(dir, sc)
+	}
+	return map[string]Verdict{sc.Base().Name + ".jsonl": sc.Base().Want.Verdict()}
+}
+
+// rewant is `capture NAME want VERSION`: want.json anew from the table for
+// the captures in the version's folder (after a verdict changed in the
+// table, or a rule that reads the files).
+func (s *Spec[S, P]) rewant(version string, table []P) error {
+	dir := filepath.Join(s.root(), version)
+	wants := WantFile{Path: filepath.Join(dir, "want.json"), Compact: s.CompactWant}
+	if err := os.Remove(wants.Path); err != nil {
+		return err
+	}
+	for _, sc := range table {
+		if _, err := os.Stat(filepath.Join(dir, sc.Base().Name+".jsonl")); err != nil {
+			continue
+		}
+		vsc, err := ForVersion[S, P](sc, version)
+		if err != nil {
+			return err
+		}
+		if err := wants.Set(s.wants(dir, vsc)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,9 +35,8 @@ type Run struct {
 	Self, MCPServer string
 	Mock            *mock.Server
 
-	spec     *common
-	verdicts map[string]Verdict
-	kept     []string
+	spec *common
+	kept []string
 }
 
 // common is what the runner needs of a Spec whatever its row type.
@@ -114,13 +112,14 @@ type Cmd struct {
 	Stdin func(w io.WriteCloser)
 	// OnLine sees every stdout line as it comes.
 	OnLine func(p *Proc, line []byte)
-	// Signal interrupts the CLI (default SIGINT) when the mock stalls, a
-	// Marker file appears, or After has passed since the start; it goes
+	// Signal interrupts the CLI (default SIGINT) when the mock stalls, one
+	// of the Markers files appears (its value says why), or After has
+	// passed since the start; it goes
 	// to the process group when Group, else to the process. Wait is the
 	// pause between the cause and the signal (default 1.5 s).
 	Signal  syscall.Signal
 	Group   bool
-	Markers []string
+	Markers map[string]string
 	After   time.Duration
 	Wait    time.Duration
 }
@@ -267,9 +266,9 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 			case <-after:
 				p.Interrupt(fmt.Sprintf("still running after %s", c.After), c.Wait)
 			case <-tick.C:
-				for _, m := range c.Markers {
+				for m, why := range c.Markers {
 					if _, err := os.Stat(m); err == nil {
-						p.Interrupt("a marker file appeared: "+filepath.Base(m), c.Wait)
+						p.Interrupt(why, c.Wait)
 					}
 				}
 			}
@@ -322,10 +321,9 @@ func (p *Proc) ExitText() string {
 }
 
 // Keep writes a capture into the version's folder: name (a .jsonl or
-// .json file), its shape (name's stem + .shape.txt) and, with v, its
-// verdict for want.json. The capture must name no path outside the kit's
-// folders.
-func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte, v *Verdict) error {
+// .json file) and its shape (name's stem + .shape.txt). Check then makes
+// sure it names no path outside the kit's folders.
+func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte) error {
 	path := filepath.Join(r.Out, name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return err
@@ -333,9 +331,6 @@ func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte, v *Verdict)
 	stem := strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
 	if err := os.WriteFile(filepath.Join(r.Out, stem+".shape.txt"), shape(b), 0o644); err != nil {
 		return err
-	}
-	if v != nil {
-		r.verdicts[name] = *v
 	}
 	r.kept = append(r.kept, name)
 	return nil
@@ -443,14 +438,4 @@ func Quote(argv []string) string {
 func Compact(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// sorted is the verdicts' file names, sorted.
-func (r *Run) sorted() []string {
-	var names []string
-	for n := range r.verdicts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

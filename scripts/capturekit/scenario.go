@@ -85,38 +85,9 @@ type Server struct {
 	Slow string `yaml:"slow"`
 	// Entry are members the CLI adds to its configuration entry of the
 	// server, in this order (Gemini CLI's trust, Pi's directTools, …).
-	Entry ordered.Obj `yaml:"-"`
+	Entry ordered.Obj `yaml:"entry"`
 	// None configures no MCP server at all.
 	None bool `yaml:"none"`
-}
-
-// UnmarshalYAML reads a server, keeping the order of entry's members.
-func (sv *Server) UnmarshalYAML(n *yaml.Node) error {
-	type plain Server
-	var entry struct {
-		Entry yaml.Node `yaml:"entry"`
-	}
-	if err := n.Decode(&entry); err != nil {
-		return err
-	}
-	var rest yaml.Node = *n
-	rest.Content = nil
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value != "entry" {
-			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
-		}
-	}
-	if err := decodeStrict(&rest, (*plain)(sv)); err != nil {
-		return err
-	}
-	if entry.Entry.Kind != 0 {
-		v, err := ordered.FromYAML(&entry.Entry)
-		if err != nil {
-			return err
-		}
-		sv.Entry, _ = v.(ordered.Obj)
-	}
-	return nil
 }
 
 // ConfiguredName is the name the server is configured under.

@@ -156,7 +156,7 @@ func run(r *kit.Run, s *scenario) error {
 	}
 	if s.SigInt {
 		// The scripted Bash command touches it before it sleeps.
-		c.Markers = []string{workDir + "/.bash-started"}
+		c.Markers = map[string]string{workDir + "/.bash-started": "the long Bash command is running"}
 	}
 	if len(s.Prompts) > 0 {
 		results := make(chan struct{}, 8)
@@ -181,8 +181,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err != nil {
 		return err
 	}
-	v := s.Want.Verdict()
-	if err := r.Keep(s.Name+".jsonl", p.Stdout, shape, &v); err != nil {
+	if err := r.Keep(s.Name+".jsonl", p.Stdout, shape); err != nil {
 		return err
 	}
 	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit)

@@ -91,6 +91,12 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	},
 	Run:   run,
 	Shape: func(_ string, b []byte) []byte { return shape(b) },
+	Wants: func(_ string, s *scenario) map[string]kit.Verdict {
+		if s.Kind == "resume" {
+			return map[string]kit.Verdict{s.Name + "-base.jsonl": s.Want.Verdict(), s.Name + ".jsonl": s.Resume.Want.Verdict()}
+		}
+		return map[string]kit.Verdict{s.Name + ".jsonl": s.Want.Verdict()}
+	},
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -111,9 +117,8 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	flags := []string{"--json", "--skip-git-repo-check"}
-	keep := func(name string, p *kit.Proc, want kit.Want, exit int, steps []mock.Step) error {
-		v := want.Verdict()
-		if err := r.Keep(name+".jsonl", p.Stdout, shape, &v); err != nil {
+	keep := func(name string, p *kit.Proc, exit int, steps []mock.Step) error {
+		if err := r.Keep(name+".jsonl", p.Stdout, shape); err != nil {
 			return err
 		}
 		if err := checkRun(r, p, exit, m, steps); err != nil {
@@ -127,19 +132,19 @@ func run(r *kit.Run, s *scenario) error {
 		if err != nil {
 			return err
 		}
-		return keep(s.Name, p, s.Want, s.Exit, s.Main)
+		return keep(s.Name, p, s.Exit, s.Main)
 	case "review":
 		p, err := exec1(r, "codex", append([]string{"exec", "review"}, append(flags, "--uncommitted")...), false)
 		if err != nil {
 			return err
 		}
-		return keep(s.Name, p, s.Want, s.Exit, s.Main)
+		return keep(s.Name, p, s.Exit, s.Main)
 	case "resume":
 		p, err := exec1(r, "codex-base", append(append([]string{"exec"}, flags...), promptOf(s)), false)
 		if err != nil {
 			return err
 		}
-		if err := keep(s.Name+"-base", p, s.Want, 0, s.Main); err != nil {
+		if err := keep(s.Name+"-base", p, 0, s.Main); err != nil {
 			return err
 		}
 		var first struct {
@@ -155,7 +160,7 @@ func run(r *kit.Run, s *scenario) error {
 		if err != nil {
 			return err
 		}
-		return keep(s.Name, p, s.Resume.Want, 0, s.Resume.Main)
+		return keep(s.Name, p, 0, s.Resume.Main)
 	}
 	return fmt.Errorf("no kind %q", s.Kind)
 }

@@ -144,7 +144,7 @@ func run(r *kit.Run, s *scenario) error {
 		}, s.Env...),
 		Stdout:  r.Scratch + "/stdout.jsonl",
 		Group:   true,
-		Markers: []string{r.HangMarker(&s.Server)},
+		Markers: r.HangMarker(&s.Server),
 	})
 	if err != nil {
 		return err
@@ -169,8 +169,7 @@ func run(r *kit.Run, s *scenario) error {
 		rel, _ := filepath.Rel(r.Home, files[0])
 		meta += "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n"
 	}
-	v := s.Want.Verdict()
-	if err := r.Keep(s.Name+".jsonl", capture, shape, &v); err != nil {
+	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
 		return err
 	}
 	meta += "# ~/.gemini/settings.json: " + kit.Compact(settings(r, s, true)) + "\n"

@@ -203,7 +203,7 @@ func run(r *kit.Run, s *scenario) error {
 		Stdout:  r.Scratch + "/stdout.jsonl",
 		Group:   true,
 		Signal:  sig,
-		Markers: []string{r.HangMarker(&s.Server)},
+		Markers: r.HangMarker(&s.Server),
 	})
 	if err != nil {
 		return err
@@ -225,8 +225,7 @@ func run(r *kit.Run, s *scenario) error {
 		rel, _ := filepath.Rel(r.Home, found[0])
 		meta += "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n"
 	}
-	v := s.Want.Verdict()
-	if err := r.Keep(s.Name+".jsonl", capture, shape, &v); err != nil {
+	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
 		return err
 	}
 	models, settings, mcp = files(r, s, true)
