@@ -30,6 +30,8 @@ type Run struct {
 	Scratch string // this run's scratch folder: HOME, logs, the request log
 	Home    string // Scratch/home
 	WorkDir string // the project the CLI works in
+	Addr    string // the mock's
+	Prompt  string // the scenarios' prompt
 	// Self and MCPServer are the kit's binaries: `capture` (its mcp-hang
 	// and mcp-slow proxies) and the scripted MCP server.
 	Self, MCPServer string
@@ -41,12 +43,9 @@ type Run struct {
 
 // common is what the runner needs of a Spec whatever its row type.
 type common struct {
-	Name, Program    string
-	Addr             string
-	WorkDir, Scratch string
-	Timeout          time.Duration
-	Allowed          []string
-	Compact          bool
+	Name, Addr, WorkDir, Scratch string
+	Timeout                      time.Duration
+	Allowed                      []string
 }
 
 // Lay makes the run's folders anew: the scratch folder with home and
@@ -276,7 +275,7 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	}()
 	timer := time.AfterFunc(r.spec.Timeout, func() {
 		p.TimedOut = true
-		fmt.Fprintf(stderr, "capture: timeout, killing %s\n", r.spec.Program)
+		fmt.Fprintf(stderr, "capture: timeout, killing %s\n", r.spec.Name)
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	})
 	cerr := <-copied
@@ -320,6 +319,24 @@ func (p *Proc) ExitText() string {
 	return fmt.Sprint(p.Exit)
 }
 
+// Capture is what a scenario keeps as <name>.jsonl: the CLI's stdout, or
+// with Keep "session" the one session file the CLI wrote under HOME that
+// glob (relative to HOME) matches; note says which for the requests.txt.
+func (r *Run) Capture(s *Scenario, p *Proc, glob string) (b []byte, note string, err error) {
+	if s.Keep != "session" {
+		return p.Stdout, "", nil
+	}
+	found, _ := filepath.Glob(filepath.Join(r.Home, glob))
+	if len(found) != 1 {
+		return nil, "", fmt.Errorf("want one session file ~/%s, found %d", glob, len(found))
+	}
+	if b, err = os.ReadFile(found[0]); err != nil {
+		return nil, "", err
+	}
+	rel, _ := filepath.Rel(r.Home, found[0])
+	return b, "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n", nil
+}
+
 // Keep writes a capture into the version's folder: name (a .jsonl or
 // .json file) and its shape (name's stem + .shape.txt). Check then makes
 // sure it names no path outside the kit's folders.
@@ -343,6 +360,14 @@ func (r *Run) Requests(scenario, meta string) error {
 	return os.WriteFile(filepath.Join(r.Out, scenario+".requests.txt"), append([]byte(meta), lb...), 0o644)
 }
 
+// Finish writes <scenario>.requests.txt and checks the run.
+func (r *Run) Finish(scenario, meta string, p *Proc, want int) error {
+	if err := r.Requests(scenario, meta); err != nil {
+		return err
+	}
+	return r.Check(p, want)
+}
+
 // Check fails a run that printed nothing or ended with another exit code
 // than want (-1: any but 0), and a capture that names a path outside the
 // kit's folders.
@@ -358,7 +383,7 @@ func (r *Run) Check(p *Proc, want int) error {
 	}
 	switch {
 	case p.Lines == 0:
-		return fmt.Errorf("%s printed nothing (see %s/stderr.txt)", r.spec.Program, r.Scratch)
+		return fmt.Errorf("%s printed nothing (see %s/stderr.txt)", r.spec.Name, r.Scratch)
 	case want == -1 && p.Exit == 0, want != -1 && p.Exit != want:
 		return fmt.Errorf("exit code %d, the scenario expects %d (see %s/stderr.txt)", p.Exit, want, r.Scratch)
 	}

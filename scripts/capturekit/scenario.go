@@ -215,3 +215,17 @@ func VersionLess(a, b string) bool {
 	}
 	return len(as) < len(bs)
 }
+
+// VersionNotes are " **In V: VERDICT**: WHY." for each version whose
+// entry overrides want: the README's per-version verdicts.
+func VersionNotes[S any, P row[S]](s P, withCodes bool) (string, error) {
+	var b strings.Builder
+	for _, v := range s.Base().Overrides("want") {
+		vs, err := ForVersion[S, P](s, v)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, " **In %s: %s**: %s.", v, vs.Base().Want.Verdict().Describe(withCodes, ""), vs.Base().Why)
+	}
+	return b.String(), nil
+}

@@ -11,7 +11,7 @@ package opencode
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +20,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
 	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
@@ -44,32 +43,13 @@ type fileWant struct {
 	Why  string   `yaml:"why"`
 }
 
-const (
-	workDir = "/tmp/cairn-opencode-work"
-	addr    = "127.0.0.1:18383"
-	prompt  = "What does the project memory say about the release ledger?"
-)
-
-var (
-	//go:embed scenarios.yaml
-	table []byte
-	//go:embed readme_head.md
-	readmeHead string
-	//go:embed readme_tail.md
-	readmeTail string
-)
+//go:embed scenarios.yaml readme_head.md readme_tail.md
+var fsys embed.FS
 
 // Spec is OpenCode for the capture kit.
 var Spec = &kit.Spec[scenario, *scenario]{
-	Name:     "opencode",
-	Program:  "opencode",
-	Versions: []string{"1.18.33", "1.3.2"},
-	Table:    table,
-	Prompt:   prompt,
-	Addr:     addr,
-	WorkDir:  workDir,
-	Scratch:  "/tmp/cairn-opencode-run",
-	Timeout:  300 * time.Second, // a loaded machine can take a minute to start it
+	Name: "opencode", Versions: []string{"1.18.33", "1.3.2"}, Files: fsys,
+	Addr: "127.0.0.1:18383",
 	Install: func(i *kit.Install) error {
 		// The native binary ships in the optional dependency
 		// opencode-linux-x64 (the package's bin/opencode.exe is a copy its
@@ -111,7 +91,7 @@ func config(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 		"provider", o("mock", o(
 			"npm", "@ai-sdk/openai-compatible",
 			"name", "Mock",
-			"options", o("baseURL", "http://"+addr+"/v1", "apiKey", "cairn-offline-fake-key-0000"),
+			"options", o("baseURL", "http://"+r.Addr+"/v1", "apiKey", "cairn-offline-fake-key-0000"),
 			"models", o("mock-model", o("name", "Mock Model", "tool_call", true, "limit", o("context", 128000, "output", 8192))),
 		)),
 		"mcp", o(s.Server.ConfiguredName(), srv),
@@ -132,10 +112,10 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.config/opencode/opencode.json", config(r, s, false)); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Chat(s.Script(prompt), mock.ChatOptions{Side: "Release ledger memory", LogTime: true})); err != nil {
+	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{Side: "Release ledger memory", LogTime: true})); err != nil {
 		return err
 	}
-	argv := append(append([]string{"run", "--format", "json"}, s.Args...), prompt)
+	argv := append(append([]string{"run", "--format", "json"}, s.Args...), r.Prompt)
 	env := []string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + r.Home,
@@ -143,7 +123,7 @@ func run(r *kit.Run, s *scenario) error {
 		"XDG_DATA_HOME=" + r.Home + "/.local/share",
 		"XDG_CACHE_HOME=" + r.Home + "/.cache",
 		"XDG_STATE_HOME=" + r.Home + "/.local/state",
-		"PWD=" + workDir,
+		"PWD=" + r.WorkDir,
 		"TMPDIR=" + r.Scratch + "/tmp",
 		"LANG=C.UTF-8",
 		"TZ=UTC",
@@ -189,10 +169,7 @@ func run(r *kit.Run, s *scenario) error {
 		}
 		meta += "# then: opencode export CHILDSESSION, the task's sub-agent session (exit code 0)\n"
 	}
-	if err := r.Requests(s.Name, meta); err != nil {
-		return err
-	}
-	return r.Check(p, s.Exit)
+	return r.Finish(s.Name, meta, p, s.Exit)
 }
 
 // wants are the verdicts on a scenario's files in dir: the table's, with
@@ -348,7 +325,6 @@ func readme(root string, ss []*scenario) (string, error) {
 	}
 	sort.Slice(versions, func(i, j int) bool { return kit.VersionLess(versions[j], versions[i]) })
 	var b strings.Builder
-	b.WriteString(readmeHead)
 	fmt.Fprintf(&b, "Versions captured: %s. Verdicts are the same in every version unless versions are named.\n\n", strings.Join(versions, ", "))
 	for _, s := range ss {
 		by := map[string]*scenario{}
@@ -388,7 +364,7 @@ func readme(root string, ss []*scenario) (string, error) {
 			fmt.Fprintf(&b, "  - `%s`: %s\n", name, line)
 		}
 	}
-	return b.String() + readmeTail, nil
+	return b.String(), nil
 }
 
 // perVersion is f's text, once when every version gives the same, else
@@ -505,23 +481,14 @@ func exportShape(b []byte) []byte {
 // roles, finish values, errors, parts and tool states.
 func inventory(dir string) ([]byte, error) {
 	f := kit.Facts{}
-	runs, last := map[string]bool{}, map[string]string{}
-	err := kit.EachRecord(dir, ".jsonl", func(name string, line []byte, rec kit.Record) {
-		runs[name] = true
-		add := func(fact string) { f.Add("run: "+fact, name) }
-		if rec == nil {
-			add("NOT-JSON line")
-			return
-		}
-		typ := rec.Str("type")
-		last[name] = typ
-		add(fmt.Sprintf("record %s members %s", typ, kit.Members(line)))
+	runs, err := f.Streams(dir, "run: ", nil, func(_, typ string, line []byte, rec kit.Record, add func(string)) string {
+		last := ""
 		if p, ok := rec["part"]; ok {
 			partFacts(typ+" ", p, add)
 			if typ == "step_finish" {
 				var pt partTags
 				_ = json.Unmarshal(p, &pt)
-				last[name] += " reason " + pt.Reason
+				last = " reason " + pt.Reason
 			}
 		}
 		if e, ok := rec["error"]; ok {
@@ -532,12 +499,10 @@ func inventory(dir string) ([]byte, error) {
 			_ = json.Unmarshal(e, &er)
 			add(fmt.Sprintf("error record error.name %s, error members %s, data members %s", er.Name, kit.Members(e), kit.Members(er.Data)))
 		}
+		return last
 	})
 	if err != nil {
 		return nil, err
-	}
-	for name := range runs {
-		f.Add("run: last record "+last[name], name)
 	}
 	exports, err := filepath.Glob(filepath.Join(dir, "*.export.json"))
 	if err != nil {
@@ -600,7 +565,7 @@ func inventory(dir string) ([]byte, error) {
 		}
 		add("last message " + lastMsg)
 	}
-	return f.Write(fmt.Sprintf("# inventory of %d run streams and %d exports (generated by scripts/capturekit/run.sh opencode)", len(runs), len(exports))), nil
+	return f.Write(fmt.Sprintf("# inventory of %d run streams and %d exports (generated by scripts/capturekit/run.sh opencode)", runs, len(exports))), nil
 }
 
 // partFacts are the facts of one part: its members by type, and for a

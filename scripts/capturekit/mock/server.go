@@ -172,6 +172,41 @@ func chunks(s string, n int) []string {
 	return out
 }
 
+// convs is what a handler keeps across the requests of a run: the script,
+// and per conversation what its first request decided and the tool list
+// last logged.
+type convs struct {
+	sc   Script
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+func newConvs(sc Script) convs { return convs{sc: sc, seen: map[string]string{}} }
+
+// once is the value first given for key.
+func (c *convs) once(key, v string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.seen[key]; ok {
+		return old
+	}
+	c.seen[key] = v
+	return v
+}
+
+// toolList is names as the request log writes them: "[a,b]", or "same"
+// when conv's previous request declared the same tools.
+func (c *convs) toolList(conv string, names []string) string {
+	list := strings.Join(names, ",")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last, ok := c.seen["tools:"+conv]; ok && last == list {
+		return "same"
+	}
+	c.seen["tools:"+conv] = list
+	return "[" + list + "]"
+}
+
 // script is the steps of conv ("main", "sub") in sc.
 func (sc *Script) steps(conv string) []Step {
 	if conv == "sub" {
@@ -181,4 +216,43 @@ func (sc *Script) steps(conv string) []Step {
 		return sc.Main
 	}
 	return nil
+}
+
+// joinText is a message content as text: the string, or each of the
+// blocks of an array through part (its type and text) joined.
+func joinText(raw json.RawMessage, part func(typ, text string) string) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct{ Type, Text string }
+	if json.Unmarshal(raw, &blocks) != nil {
+		return string(raw)
+	}
+	var b strings.Builder
+	for _, bl := range blocks {
+		b.WriteString(part(bl.Type, bl.Text))
+	}
+	return b.String()
+}
+
+// describe is what the request log says of an answer: its parts' names
+// joined ("no parts" for none), and the notes that apply.
+func describe(parts []string, notes ...string) string {
+	s := strings.Join(parts, "+")
+	if s == "" {
+		s = "no parts"
+	}
+	return s + strings.Join(notes, "")
+}
+
+// count is how many of xs is is true of.
+func count[T any](xs []T, is func(T) bool) int {
+	n := 0
+	for _, x := range xs {
+		if is(x) {
+			n++
+		}
+	}
+	return n
 }
