@@ -129,7 +129,7 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 	case sv.Hang != "":
 		cmd, args = self, append([]string{"mcp-hang", "-marker", scratch + "/mcp-hang.marker", "-tool", sv.Hang, "--", cmd}, args...)
 	case sv.Slow != "":
-		cmd, args = self, append([]string{"mcp-slow", "-delay", "2s", "-tool", sv.Slow, "--", cmd}, args...)
+		cmd, args = self, append([]string{"mcp-slow", "-delay", "5s", "-tool", sv.Slow, "--", cmd}, args...)
 	}
 	if len(sv.Env) > 0 {
 		env = map[string]string{}

@@ -113,7 +113,7 @@ type Cmd struct {
 	OnLine func(p *Proc, line []byte)
 	// Signal interrupts the CLI (default SIGINT) when the mock stalls, one
 	// of the Markers files appears (its value says why), or After has
-	// passed since the start; it goes
+	// passed since the CLI's first request to the mock; it goes
 	// to the process group when Group, else to the process. Wait is the
 	// pause between the cause and the signal (default 1.5 s).
 	Signal  syscall.Signal
@@ -250,9 +250,9 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	watch.Add(1)
 	go func() {
 		defer watch.Done()
-		var after <-chan time.Time
-		if c.After > 0 {
-			after = time.After(c.After)
+		var first, after <-chan time.Time
+		if c.After > 0 && r.Mock != nil {
+			first = r.Mock.First()
 		}
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -262,6 +262,8 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 				return
 			case <-r.hung():
 				p.Interrupt("the answer is streaming", c.Wait)
+			case <-first:
+				first, after = nil, time.After(c.After)
 			case <-after:
 				p.Interrupt(fmt.Sprintf("still running after %s", c.After), c.Wait)
 			case <-tick.C:
