@@ -134,7 +134,6 @@ type Proc struct {
 	TimedOut    bool
 	Lines       int // stdout lines
 	Stdout      []byte
-	First       time.Duration // when its first stdout byte came
 	Signal      syscall.Signal
 
 	mu        sync.Mutex
@@ -212,7 +211,6 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	}
 	defer of.Close()
 	_ = os.WriteFile(filepath.Join(r.Scratch, strings.TrimSuffix(c.Stderr, ".txt")+"-argv.txt"), []byte(strings.Join(c.Argv, "\n")+"\n"), 0o644)
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -226,9 +224,6 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(line) > 0 {
-				if p.First == 0 {
-					p.First = time.Since(start)
-				}
 				if _, werr := of.Write(line); werr != nil {
 					copied <- werr
 					return
