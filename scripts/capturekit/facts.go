@@ -106,3 +106,30 @@ func EachRecord(dir, suffix string, fn func(name string, line []byte, rec Record
 	}
 	return nil
 }
+
+// Streams adds the facts every JSONL capture in dir has (but those skip
+// names), under prefix: each record's type with its member list, a line
+// that is not JSON, and each file's last record (its type and what fn
+// returns for it); fn adds a record's own facts with add. It returns how
+// many captures it read.
+func (f Facts) Streams(dir, prefix string, skip func(name string) bool, fn func(name, typ string, line []byte, rec Record, add func(string)) string) (int, error) {
+	last := map[string]string{}
+	err := EachRecord(dir, ".jsonl", func(name string, line []byte, rec Record) {
+		if skip != nil && skip(name) {
+			return
+		}
+		add := func(fact string) { f.Add(prefix+fact, name) }
+		if rec == nil {
+			add("NOT-JSON line")
+			last[name] += ""
+			return
+		}
+		typ := rec.Str("type")
+		add(fmt.Sprintf("record %s members %s", typ, Members(line)))
+		last[name] = typ + fn(name, typ, line, rec, add)
+	})
+	for name, l := range last {
+		f.Add(prefix+"last record "+l, name)
+	}
+	return len(last), err
+}

@@ -129,7 +129,7 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 	case sv.Hang != "":
 		cmd, args = self, append([]string{"mcp-hang", "-marker", scratch + "/mcp-hang.marker", "-tool", sv.Hang, "--", cmd}, args...)
 	case sv.Slow != "":
-		cmd, args = self, append([]string{"mcp-slow", "-delay", "2s", "-tool", sv.Slow, "--", cmd}, args...)
+		cmd, args = self, append([]string{"mcp-slow", "-delay", "5s", "-tool", sv.Slow, "--", cmd}, args...)
 	}
 	if len(sv.Env) > 0 {
 		env = map[string]string{}
@@ -141,10 +141,10 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 }
 
 // HangMarker is the file the mcp-hang proxy creates when the held call
-// comes ("" without one).
-func (r *Run) HangMarker(sv *Server) string {
+// comes, as Cmd.Markers takes it (nil without one).
+func (r *Run) HangMarker(sv *Server) map[string]string {
 	if sv.Hang == "" {
-		return ""
+		return nil
 	}
-	return r.Scratch + "/mcp-hang.marker"
+	return map[string]string{r.Scratch + "/mcp-hang.marker": "the MCP tool call is running"}
 }

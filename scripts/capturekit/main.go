@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,20 +17,21 @@ import (
 // Spec is one captured CLI: what the kit needs to know of it. S is its
 // scenario row type, a struct that embeds Scenario.
 type Spec[S any, P row[S]] struct {
-	// Name is the subcommand and the testdata folder (testdata/NAME/real);
-	// Program how messages call the CLI.
-	Name, Program string
+	// Name is the subcommand, the testdata folder (testdata/NAME/real) and
+	// the program's name in messages; the CLI works in /tmp/cairn-NAME-work,
+	// a run's HOME and logs are under /tmp/cairn-NAME-run/VERSION/SCENARIO,
+	// npm installs into /tmp/cairn-NAME-npm/VERSION.
+	Name string
 	// Versions are captured when none are named, newest first.
 	Versions []string
-	// Table is the scenario table (scenarios.yaml).
-	Table []byte
-	// Prompt is the scenarios' prompt unless one says otherwise.
+	// Files hold scenarios.yaml, and readme_head.md and readme_tail.md
+	// around the README's scenario lines.
+	Files fs.FS
+	// Prompt is the scenarios' prompt unless one says otherwise ("" = the
+	// kit's Prompt).
 	Prompt string
-	// Addr is the mock's address; WorkDir the project the CLI works in;
-	// Scratch holds a folder per version and scenario (HOME, logs).
-	Addr, WorkDir, Scratch string
-	// Timeout kills a run that has not ended.
-	Timeout time.Duration
+	// Addr is the mock's address.
+	Addr string
 	// Allowed are more path prefixes a capture may name (the CLI's own
 	// temporary folders).
 	Allowed []string
@@ -46,11 +48,24 @@ type Spec[S any, P row[S]] struct {
 	Run func(r *Run, s P) error
 	// Shape is the shape of a capture (for `capture NAME shape FILE`).
 	Shape func(name string, b []byte) []byte
-	// Inventory is a version folder's inventory.txt (nil: none); Readme
-	// testdata/NAME/real/README.md (nil: none).
+	// Wants are the verdicts want.json gives the captures of a scenario in
+	// a version's folder (nil: <name>.jsonl gets the scenario's want).
+	Wants func(dir string, s P) map[string]Verdict
+	// Inventory is a version folder's inventory.txt (nil: none).
 	Inventory func(dir string, ss []P) ([]byte, error)
-	Readme    func(root string, ss []P) (string, error)
+	// ReadmeLine is a scenario's line in testdata/NAME/real/README.md;
+	// Readme, for a CLI whose lines depend on its captures, all of them
+	// (nil both: no README).
+	ReadmeLine func(s P) (string, error)
+	Readme     func(root string, ss []P) (string, error)
 }
+
+// Timeout kills a run that has not ended (a loaded machine can take a
+// minute to start OpenCode).
+const Timeout = 300 * time.Second
+
+// Prompt is what every CLI but Codex is asked.
+const Prompt = "What does the project memory say about the release ledger?"
 
 // Command is a Spec ready for the command line.
 type Command interface {
@@ -92,7 +107,7 @@ func Main(args []string, proxy func(mode string, args []string) int, cmds ...Com
 func (s *Spec[S, P]) name() string { return s.Name }
 
 func (s *Spec[S, P]) common() *common {
-	return &common{Name: s.Name, Program: s.Program, Addr: s.Addr, WorkDir: s.WorkDir, Scratch: s.Scratch, Timeout: s.Timeout, Allowed: s.Allowed, Compact: s.CompactWant}
+	return &common{Name: s.Name, Addr: s.Addr, WorkDir: "/tmp/cairn-" + s.Name + "-work", Scratch: "/tmp/cairn-" + s.Name + "-run", Timeout: Timeout, Allowed: s.Allowed}
 }
 
 // root is testdata/NAME/real, from the repository's root (the working
@@ -100,7 +115,11 @@ func (s *Spec[S, P]) common() *common {
 func (s *Spec[S, P]) root() string { return filepath.Join("testdata", s.Name, "real") }
 
 func (s *Spec[S, P]) main(args []string) error {
-	table, err := Load[S, P](s.Table)
+	src, err := fs.ReadFile(s.Files, "scenarios.yaml")
+	if err != nil {
+		return err
+	}
+	table, err := Load[S, P](src)
 	if err != nil {
 		return fmt.Errorf("%s scenarios: %w", s.Name, err)
 	}
@@ -126,6 +145,11 @@ func (s *Spec[S, P]) main(args []string) error {
 		return err
 	case "readme":
 		return s.readme(table)
+	case "want":
+		if len(args) != 2 {
+			return errors.New("usage: capture " + s.Name + " want VERSION")
+		}
+		return s.rewant(args[1], table)
 	case "inventory":
 		if len(args) != 2 {
 			return errors.New("usage: capture " + s.Name + " inventory DIR")
@@ -138,14 +162,34 @@ func (s *Spec[S, P]) main(args []string) error {
 }
 
 func (s *Spec[S, P]) readme(table []P) error {
-	if s.Readme == nil {
+	var lines strings.Builder
+	switch {
+	case s.Readme != nil:
+		text, err := s.Readme(s.root(), table)
+		if err != nil {
+			return err
+		}
+		lines.WriteString(text)
+	case s.ReadmeLine != nil:
+		for _, sc := range table {
+			line, err := s.ReadmeLine(sc)
+			if err != nil {
+				return err
+			}
+			lines.WriteString(line)
+		}
+	default:
 		return nil
 	}
-	text, err := s.Readme(s.root(), table)
+	head, err := fs.ReadFile(s.Files, "readme_head.md")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(s.root(), "README.md"), []byte(text), 0o644)
+	tail, err := fs.ReadFile(s.Files, "readme_tail.md")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(s.root(), "README.md"), []byte(string(head)+lines.String()+string(tail)), 0o644)
 }
 
 func (s *Spec[S, P]) inventory(dir string, table []P) error {
@@ -169,6 +213,11 @@ func (s *Spec[S, P]) capture(versions []string, table []P) error {
 	}
 	if len(versions) == 0 {
 		versions = s.Versions
+	}
+	for _, v := range versions {
+		if strings.Trim(v, "0123456789.") != "" || v == "" {
+			return fmt.Errorf("%q is neither a version nor a subcommand (run, readme, want, inventory, shape, list)", v)
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -199,7 +248,7 @@ func (s *Spec[S, P]) capture(versions []string, table []P) error {
 				}
 			}
 		}
-		fmt.Printf("== capturing %s %s into %s\n", s.Program, v, out)
+		fmt.Printf("== capturing %s %s into %s\n", s.Name, v, out)
 		start := time.Now()
 		argv := []string{"-n", "bash", "-c", `ip link set lo up && exec "$@"`, "offline", self, s.Name, "run", "-version", v, "-only", only}
 		c := exec.Command("unshare", argv...)
@@ -210,7 +259,7 @@ func (s *Spec[S, P]) capture(versions []string, table []P) error {
 		}
 		fmt.Printf("== %s done in %.0fs\n", v, time.Since(start).Seconds())
 		if runErr != nil {
-			return fmt.Errorf("%s %s: %w", s.Program, v, runErr)
+			return fmt.Errorf("%s %s: %w", s.Name, v, runErr)
 		}
 	}
 	return s.readme(table)
@@ -222,7 +271,7 @@ func (s *Spec[S, P]) runAll(args []string, table []P) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	version := fs.String("version", "", "the installed version to run")
 	only := fs.String("only", "", "comma-separated scenario names (default: all)")
-	timeout := fs.Duration("timeout", s.Timeout, "kill a run after this long")
+	timeout := fs.Duration("timeout", Timeout, "kill a run after this long")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -274,9 +323,13 @@ func (s *Spec[S, P]) runAll(args []string, table []P) error {
 		if err != nil {
 			return err
 		}
-		scratch := filepath.Join(s.Scratch, *version, name)
-		r := &Run{Version: *version, Install: i, Out: out, Scratch: scratch, Home: scratch + "/home", WorkDir: s.WorkDir,
-			Self: self, MCPServer: filepath.Join(filepath.Dir(self), "mcpserver"), spec: c, verdicts: map[string]Verdict{}}
+		scratch := filepath.Join(c.Scratch, *version, name)
+		prompt := s.Prompt
+		if prompt == "" {
+			prompt = Prompt
+		}
+		r := &Run{Version: *version, Install: i, Out: out, Scratch: scratch, Home: scratch + "/home", WorkDir: c.WorkDir, Addr: s.Addr, Prompt: prompt,
+			Self: self, MCPServer: filepath.Join(filepath.Dir(self), "mcpserver"), spec: c}
 		start := time.Now()
 		err = s.Run(r, vsc)
 		requests := 0
@@ -289,15 +342,46 @@ func (s *Spec[S, P]) runAll(args []string, table []P) error {
 			line += " ERROR: " + err.Error()
 			failed++
 		} else {
-			if err := wants.Set(r.verdicts); err != nil {
+			if err := wants.Set(s.wants(out, vsc)); err != nil {
 				return err
 			}
-			line += " ok: " + strings.Join(r.sorted(), " ")
+			line += " ok: " + strings.Join(r.kept, " ")
 		}
 		fmt.Println(line)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d scenarios failed", failed)
+	}
+	return nil
+}
+
+func (s *Spec[S, P]) wants(dir string, sc P) map[string]Verdict {
+	if s.Wants != nil {
+		return s.Wants(dir, sc)
+	}
+	return map[string]Verdict{sc.Base().Name + ".jsonl": sc.Base().Want.Verdict()}
+}
+
+// rewant is `capture NAME want VERSION`: want.json anew from the table for
+// the captures in the version's folder (after a verdict changed in the
+// table, or a rule that reads the files).
+func (s *Spec[S, P]) rewant(version string, table []P) error {
+	dir := filepath.Join(s.root(), version)
+	wants := WantFile{Path: filepath.Join(dir, "want.json"), Compact: s.CompactWant}
+	if err := os.Remove(wants.Path); err != nil {
+		return err
+	}
+	for _, sc := range table {
+		if _, err := os.Stat(filepath.Join(dir, sc.Base().Name+".jsonl")); err != nil {
+			continue
+		}
+		vsc, err := ForVersion[S, P](sc, version)
+		if err != nil {
+			return err
+		}
+		if err := wants.Set(s.wants(dir, vsc)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

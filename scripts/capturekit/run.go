@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,24 +30,22 @@ type Run struct {
 	Scratch string // this run's scratch folder: HOME, logs, the request log
 	Home    string // Scratch/home
 	WorkDir string // the project the CLI works in
+	Addr    string // the mock's
+	Prompt  string // the scenarios' prompt
 	// Self and MCPServer are the kit's binaries: `capture` (its mcp-hang
 	// and mcp-slow proxies) and the scripted MCP server.
 	Self, MCPServer string
 	Mock            *mock.Server
 
-	spec     *common
-	verdicts map[string]Verdict
-	kept     []string
+	spec *common
+	kept []string
 }
 
 // common is what the runner needs of a Spec whatever its row type.
 type common struct {
-	Name, Program    string
-	Addr             string
-	WorkDir, Scratch string
-	Timeout          time.Duration
-	Allowed          []string
-	Compact          bool
+	Name, Addr, WorkDir, Scratch string
+	Timeout                      time.Duration
+	Allowed                      []string
 }
 
 // Lay makes the run's folders anew: the scratch folder with home and
@@ -114,13 +111,14 @@ type Cmd struct {
 	Stdin func(w io.WriteCloser)
 	// OnLine sees every stdout line as it comes.
 	OnLine func(p *Proc, line []byte)
-	// Signal interrupts the CLI (default SIGINT) when the mock stalls, a
-	// Marker file appears, or After has passed since the start; it goes
+	// Signal interrupts the CLI (default SIGINT) when the mock stalls, one
+	// of the Markers files appears (its value says why), or After has
+	// passed since the CLI's first request to the mock; it goes
 	// to the process group when Group, else to the process. Wait is the
 	// pause between the cause and the signal (default 1.5 s).
 	Signal  syscall.Signal
 	Group   bool
-	Markers []string
+	Markers map[string]string
 	After   time.Duration
 	Wait    time.Duration
 }
@@ -136,7 +134,6 @@ type Proc struct {
 	TimedOut    bool
 	Lines       int // stdout lines
 	Stdout      []byte
-	First       time.Duration // when its first stdout byte came
 	Signal      syscall.Signal
 
 	mu        sync.Mutex
@@ -214,7 +211,6 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	}
 	defer of.Close()
 	_ = os.WriteFile(filepath.Join(r.Scratch, strings.TrimSuffix(c.Stderr, ".txt")+"-argv.txt"), []byte(strings.Join(c.Argv, "\n")+"\n"), 0o644)
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -228,9 +224,6 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(line) > 0 {
-				if p.First == 0 {
-					p.First = time.Since(start)
-				}
 				if _, werr := of.Write(line); werr != nil {
 					copied <- werr
 					return
@@ -252,9 +245,9 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	watch.Add(1)
 	go func() {
 		defer watch.Done()
-		var after <-chan time.Time
-		if c.After > 0 {
-			after = time.After(c.After)
+		var first, after <-chan time.Time
+		if c.After > 0 && r.Mock != nil {
+			first = r.Mock.First()
 		}
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -264,12 +257,14 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 				return
 			case <-r.hung():
 				p.Interrupt("the answer is streaming", c.Wait)
+			case <-first:
+				first, after = nil, time.After(c.After)
 			case <-after:
 				p.Interrupt(fmt.Sprintf("still running after %s", c.After), c.Wait)
 			case <-tick.C:
-				for _, m := range c.Markers {
+				for m, why := range c.Markers {
 					if _, err := os.Stat(m); err == nil {
-						p.Interrupt("a marker file appeared: "+filepath.Base(m), c.Wait)
+						p.Interrupt(why, c.Wait)
 					}
 				}
 			}
@@ -277,7 +272,7 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	}()
 	timer := time.AfterFunc(r.spec.Timeout, func() {
 		p.TimedOut = true
-		fmt.Fprintf(stderr, "capture: timeout, killing %s\n", r.spec.Program)
+		fmt.Fprintf(stderr, "capture: timeout, killing %s\n", r.spec.Name)
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	})
 	cerr := <-copied
@@ -321,11 +316,28 @@ func (p *Proc) ExitText() string {
 	return fmt.Sprint(p.Exit)
 }
 
+// Capture is what a scenario keeps as <name>.jsonl: the CLI's stdout, or
+// with Keep "session" the one session file the CLI wrote under HOME that
+// glob (relative to HOME) matches; note says which for the requests.txt.
+func (r *Run) Capture(s *Scenario, p *Proc, glob string) (b []byte, note string, err error) {
+	if s.Keep != "session" {
+		return p.Stdout, "", nil
+	}
+	found, _ := filepath.Glob(filepath.Join(r.Home, glob))
+	if len(found) != 1 {
+		return nil, "", fmt.Errorf("want one session file ~/%s, found %d", glob, len(found))
+	}
+	if b, err = os.ReadFile(found[0]); err != nil {
+		return nil, "", err
+	}
+	rel, _ := filepath.Rel(r.Home, found[0])
+	return b, "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n", nil
+}
+
 // Keep writes a capture into the version's folder: name (a .jsonl or
-// .json file), its shape (name's stem + .shape.txt) and, with v, its
-// verdict for want.json. The capture must name no path outside the kit's
-// folders.
-func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte, v *Verdict) error {
+// .json file) and its shape (name's stem + .shape.txt). Check then makes
+// sure it names no path outside the kit's folders.
+func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte) error {
 	path := filepath.Join(r.Out, name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return err
@@ -333,9 +345,6 @@ func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte, v *Verdict)
 	stem := strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
 	if err := os.WriteFile(filepath.Join(r.Out, stem+".shape.txt"), shape(b), 0o644); err != nil {
 		return err
-	}
-	if v != nil {
-		r.verdicts[name] = *v
 	}
 	r.kept = append(r.kept, name)
 	return nil
@@ -346,6 +355,14 @@ func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte, v *Verdict)
 func (r *Run) Requests(scenario, meta string) error {
 	lb, _ := os.ReadFile(r.Scratch + "/requests.log")
 	return os.WriteFile(filepath.Join(r.Out, scenario+".requests.txt"), append([]byte(meta), lb...), 0o644)
+}
+
+// Finish writes <scenario>.requests.txt and checks the run.
+func (r *Run) Finish(scenario, meta string, p *Proc, want int) error {
+	if err := r.Requests(scenario, meta); err != nil {
+		return err
+	}
+	return r.Check(p, want)
 }
 
 // Check fails a run that printed nothing or ended with another exit code
@@ -363,7 +380,7 @@ func (r *Run) Check(p *Proc, want int) error {
 	}
 	switch {
 	case p.Lines == 0:
-		return fmt.Errorf("%s printed nothing (see %s/stderr.txt)", r.spec.Program, r.Scratch)
+		return fmt.Errorf("%s printed nothing (see %s/stderr.txt)", r.spec.Name, r.Scratch)
 	case want == -1 && p.Exit == 0, want != -1 && p.Exit != want:
 		return fmt.Errorf("exit code %d, the scenario expects %d (see %s/stderr.txt)", p.Exit, want, r.Scratch)
 	}
@@ -443,14 +460,4 @@ func Quote(argv []string) string {
 func Compact(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// sorted is the verdicts' file names, sorted.
-func (r *Run) sorted() []string {
-	var names []string
-	for n := range r.verdicts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -38,7 +38,8 @@ type Scenario struct {
 	// session file it wrote (stdout then stays in the scratch folder).
 	Keep string `yaml:"keep"`
 	// Signal is what interrupts the CLI when the run stalls ("" =
-	// SIGINT); Interrupt interrupts it that long after its start.
+	// SIGINT); Interrupt interrupts it that long after its first request
+	// to the mock (a loaded machine can take a minute to start it).
 	Signal    string        `yaml:"signal"`
 	Interrupt time.Duration `yaml:"interrupt"`
 	// Versions override members for one version each: `versions: {1.3.2:
@@ -80,43 +81,15 @@ type Server struct {
 	// Hang puts the server behind `capture mcp-hang`: calls of this tool
 	// never return, and the runner interrupts the CLI while one runs.
 	// Slow puts it behind `capture mcp-slow`: calls of this tool reach it
-	// 2 s late, so a parallel call finishes first.
+	// 5 s late, so a parallel call finishes first (on a loaded machine a
+	// bash `ls` can take 3 s).
 	Hang string `yaml:"hang"`
 	Slow string `yaml:"slow"`
 	// Entry are members the CLI adds to its configuration entry of the
 	// server, in this order (Gemini CLI's trust, Pi's directTools, …).
-	Entry ordered.Obj `yaml:"-"`
+	Entry ordered.Obj `yaml:"entry"`
 	// None configures no MCP server at all.
 	None bool `yaml:"none"`
-}
-
-// UnmarshalYAML reads a server, keeping the order of entry's members.
-func (sv *Server) UnmarshalYAML(n *yaml.Node) error {
-	type plain Server
-	var entry struct {
-		Entry yaml.Node `yaml:"entry"`
-	}
-	if err := n.Decode(&entry); err != nil {
-		return err
-	}
-	var rest yaml.Node = *n
-	rest.Content = nil
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value != "entry" {
-			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
-		}
-	}
-	if err := decodeStrict(&rest, (*plain)(sv)); err != nil {
-		return err
-	}
-	if entry.Entry.Kind != 0 {
-		v, err := ordered.FromYAML(&entry.Entry)
-		if err != nil {
-			return err
-		}
-		sv.Entry, _ = v.(ordered.Obj)
-	}
-	return nil
 }
 
 // ConfiguredName is the name the server is configured under.
@@ -243,4 +216,18 @@ func VersionLess(a, b string) bool {
 		}
 	}
 	return len(as) < len(bs)
+}
+
+// VersionNotes are " **In V: VERDICT**: WHY." for each version whose
+// entry overrides want: the README's per-version verdicts.
+func VersionNotes[S any, P row[S]](s P, withCodes bool) (string, error) {
+	var b strings.Builder
+	for _, v := range s.Base().Overrides("want") {
+		vs, err := ForVersion[S, P](s, v)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, " **In %s: %s**: %s.", v, vs.Base().Want.Verdict().Describe(withCodes, ""), vs.Base().Why)
+	}
+	return b.String(), nil
 }

@@ -8,7 +8,7 @@ package claude
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,32 +38,13 @@ type scenario struct {
 	SigInt bool `yaml:"sigint"`
 }
 
-const (
-	workDir = "/tmp/cairn-claude-work"
-	addr    = "127.0.0.1:18181"
-	prompt  = "What does the project memory say about the release ledger?"
-)
-
-var (
-	//go:embed scenarios.yaml
-	table []byte
-	//go:embed readme_head.md
-	readmeHead string
-	//go:embed readme_tail.md
-	readmeTail string
-)
+//go:embed scenarios.yaml readme_head.md readme_tail.md
+var fsys embed.FS
 
 // Spec is Claude Code for the capture kit.
 var Spec = &kit.Spec[scenario, *scenario]{
-	Name:     "claude",
-	Program:  "claude",
-	Versions: []string{"2.1.332", "2.1.290"},
-	Table:    table,
-	Prompt:   prompt,
-	Addr:     addr,
-	WorkDir:  workDir,
-	Scratch:  "/tmp/cairn-claude-run",
-	Timeout:  180 * time.Second,
+	Name: "claude", Versions: []string{"2.1.332", "2.1.290"}, Files: fsys,
+	Addr: "127.0.0.1:18181",
 	// claude's own temporary folders, named in its init record.
 	Allowed: []string{"/tmp/cc-socks", "/tmp/claude-0"},
 	Install: func(i *kit.Install) error {
@@ -83,13 +64,8 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Inventory: func(dir string, _ []*scenario) ([]byte, error) {
 		return inventory(dir)
 	},
-	Readme: func(_ string, ss []*scenario) (string, error) {
-		var b strings.Builder
-		b.WriteString(readmeHead)
-		for _, s := range ss {
-			fmt.Fprintf(&b, "- `%s.jsonl` — %s. **%s**: %s.\n", s.Name, s.About, s.Want.Verdict().Describe(false, ""), s.Why)
-		}
-		return b.String() + readmeTail, nil
+	ReadmeLine: func(s *scenario) (string, error) {
+		return fmt.Sprintf("- `%s.jsonl` — %s. **%s**: %s.\n", s.Name, s.About, s.Want.Verdict().Describe(false, ""), s.Why), nil
 	},
 }
 
@@ -114,7 +90,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := os.WriteFile(mcpPath, cfg, 0o644); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Messages(s.Script(prompt), "ToolSearch")); err != nil {
+	if err := r.Serve(mock.Messages(s.Script(r.Prompt), "ToolSearch")); err != nil {
 		return err
 	}
 	mode := s.Mode
@@ -124,7 +100,7 @@ func run(r *kit.Run, s *scenario) error {
 	allowed := append([]string{"ToolSearch", "Bash", "Read", "Agent", "Task", "mcp__" + server + "__memory_search"}, s.Allow...)
 	argv := []string{"-p"}
 	if len(s.Prompts) == 0 {
-		argv = append(argv, prompt)
+		argv = append(argv, r.Prompt)
 	}
 	argv = append(argv, "--output-format", "stream-json", "--verbose", "--mcp-config", mcpPath, "--strict-mcp-config",
 		"--permission-mode", mode, "--allowedTools", strings.Join(allowed, ","))
@@ -141,7 +117,7 @@ func run(r *kit.Run, s *scenario) error {
 			"PATH=/usr/local/bin:/usr/bin:/bin",
 			"HOME=" + r.Home,
 			"CLAUDE_CONFIG_DIR=" + r.Home + "/.claude",
-			"ANTHROPIC_BASE_URL=http://" + addr,
+			"ANTHROPIC_BASE_URL=http://" + r.Addr,
 			"ANTHROPIC_API_KEY=sk-ant-api03-cairn-offline-fake-key-0000000000000000",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 			"DISABLE_TELEMETRY=1",
@@ -156,7 +132,7 @@ func run(r *kit.Run, s *scenario) error {
 	}
 	if s.SigInt {
 		// The scripted Bash command touches it before it sleeps.
-		c.Markers = []string{workDir + "/.bash-started"}
+		c.Markers = map[string]string{r.WorkDir + "/.bash-started": "the long Bash command is running"}
 	}
 	if len(s.Prompts) > 0 {
 		results := make(chan struct{}, 8)
@@ -181,18 +157,14 @@ func run(r *kit.Run, s *scenario) error {
 	if err != nil {
 		return err
 	}
-	v := s.Want.Verdict()
-	if err := r.Keep(s.Name+".jsonl", p.Stdout, shape, &v); err != nil {
+	if err := r.Keep(s.Name+".jsonl", p.Stdout, shape); err != nil {
 		return err
 	}
 	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit)
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}
-	if err := r.Requests(s.Name, meta); err != nil {
-		return err
-	}
-	return r.Check(p, s.Exit)
+	return r.Finish(s.Name, meta, p, s.Exit)
 }
 
 func awaitResult(results <-chan struct{}) {

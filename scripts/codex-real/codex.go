@@ -9,7 +9,7 @@ package codex
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,30 +49,18 @@ type scenario struct {
 	ApprovalPolicy string `yaml:"approval_policy"`
 }
 
-const (
-	workDir = "/tmp/cairn-codex-work"
-	addr    = "127.0.0.1:18765"
-	prompt  = "Before changing anything, look up what the project memory says about the token refresh retry policy, then summarize it."
-	// homeRoot is HOME, and homeRoot/codex CODEX_HOME: codex refuses to
-	// install its helpers under /tmp.
-	homeRoot = "/var/tmp/cairn-codex-home"
-)
+// homeRoot is HOME, and homeRoot/codex CODEX_HOME: codex refuses to
+// install its helpers under /tmp.
+const homeRoot = "/var/tmp/cairn-codex-home"
 
 //go:embed scenarios.yaml
-var table []byte
+var fsys embed.FS
 
 // Spec is Codex CLI for the capture kit.
 var Spec = &kit.Spec[scenario, *scenario]{
-	Name:        "codex",
-	Program:     "codex",
-	Versions:    []string{"0.171.0", "0.163.0", "0.147.0", "0.125.0"},
-	Table:       table,
-	Prompt:      prompt,
-	Addr:        addr,
-	WorkDir:     workDir,
-	Scratch:     "/tmp/cairn-codex-run",
-	Timeout:     180 * time.Second,
-	CompactWant: true,
+	Name: "codex", Versions: []string{"0.171.0", "0.163.0", "0.147.0", "0.125.0"}, Files: fsys,
+	Prompt: "Before changing anything, look up what the project memory says about the token refresh retry policy, then summarize it.",
+	Addr:   "127.0.0.1:18765", CompactWant: true,
 	Install: func(i *kit.Install) error {
 		// The native binary inside the npm package; the layout moved
 		// (vendor/<triple>/codex/codex at 0.125, vendor/<triple>/bin/codex later).
@@ -91,6 +79,12 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	},
 	Run:   run,
 	Shape: func(_ string, b []byte) []byte { return shape(b) },
+	Wants: func(_ string, s *scenario) map[string]kit.Verdict {
+		if s.Kind == "resume" {
+			return map[string]kit.Verdict{s.Name + "-base.jsonl": s.Want.Verdict(), s.Name + ".jsonl": s.Resume.Want.Verdict()}
+		}
+		return map[string]kit.Verdict{s.Name + ".jsonl": s.Want.Verdict()}
+	},
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -100,20 +94,19 @@ func run(r *kit.Run, s *scenario) error {
 	if err := r.Lay(homeRoot + "/codex"); err != nil {
 		return err
 	}
-	if err := project(s.Kind == "review"); err != nil {
+	if err := project(r.WorkDir, s.Kind == "review"); err != nil {
 		return fmt.Errorf("work dir: %w", err)
 	}
 	if err := os.WriteFile(homeRoot+"/codex/config.toml", []byte(config(r, s)), 0o644); err != nil {
 		return err
 	}
-	m := mock.NewResponses(s.Script(prompt), "a")
+	m := mock.NewResponses(s.Script(r.Prompt), "a")
 	if err := r.Serve(m); err != nil {
 		return err
 	}
 	flags := []string{"--json", "--skip-git-repo-check"}
-	keep := func(name string, p *kit.Proc, want kit.Want, exit int, steps []mock.Step) error {
-		v := want.Verdict()
-		if err := r.Keep(name+".jsonl", p.Stdout, shape, &v); err != nil {
+	keep := func(name string, p *kit.Proc, exit int, steps []mock.Step) error {
+		if err := r.Keep(name+".jsonl", p.Stdout, shape); err != nil {
 			return err
 		}
 		if err := checkRun(r, p, exit, m, steps); err != nil {
@@ -123,23 +116,23 @@ func run(r *kit.Run, s *scenario) error {
 	}
 	switch s.Kind {
 	case "", "sigint":
-		p, err := exec1(r, "codex", append(append([]string{"exec"}, flags...), promptOf(s)), s.Kind == "sigint")
+		p, err := exec1(r, "codex", append(append([]string{"exec"}, flags...), r.Prompt), s.Kind == "sigint")
 		if err != nil {
 			return err
 		}
-		return keep(s.Name, p, s.Want, s.Exit, s.Main)
+		return keep(s.Name, p, s.Exit, s.Main)
 	case "review":
 		p, err := exec1(r, "codex", append([]string{"exec", "review"}, append(flags, "--uncommitted")...), false)
 		if err != nil {
 			return err
 		}
-		return keep(s.Name, p, s.Want, s.Exit, s.Main)
+		return keep(s.Name, p, s.Exit, s.Main)
 	case "resume":
-		p, err := exec1(r, "codex-base", append(append([]string{"exec"}, flags...), promptOf(s)), false)
+		p, err := exec1(r, "codex-base", append(append([]string{"exec"}, flags...), r.Prompt), false)
 		if err != nil {
 			return err
 		}
-		if err := keep(s.Name+"-base", p, s.Want, 0, s.Main); err != nil {
+		if err := keep(s.Name+"-base", p, 0, s.Main); err != nil {
 			return err
 		}
 		var first struct {
@@ -155,16 +148,9 @@ func run(r *kit.Run, s *scenario) error {
 		if err != nil {
 			return err
 		}
-		return keep(s.Name, p, s.Resume.Want, 0, s.Resume.Main)
+		return keep(s.Name, p, 0, s.Resume.Main)
 	}
 	return fmt.Errorf("no kind %q", s.Kind)
-}
-
-func promptOf(s *scenario) string {
-	if s.Prompt != "" {
-		return s.Prompt
-	}
-	return prompt
 }
 
 // exec1 runs codex once with a clean, fixed environment. With interrupt it
@@ -254,7 +240,7 @@ func itemType(p mock.Part) string {
 
 // project lays the scratch git repository codex works in; for a review,
 // with an uncommitted one-line change.
-func project(review bool) error {
+func project(workDir string, review bool) error {
 	if err := os.RemoveAll(workDir); err != nil {
 		return err
 	}
@@ -319,14 +305,14 @@ command = %s
 args = [%s]
 default_tools_approval_mode = %s
 startup_timeout_sec = 30
-`, q(or(s.Model, "gpt-5.5")), q(or(s.ApprovalPolicy, "never")), addr, s.StreamRetries, q(s.Server.ConfiguredName()), q(cmd), strings.Join(quoted, ", "), q(or(s.MCPApproval, "approve")))
+`, q(or(s.Model, "gpt-5.5")), q(or(s.ApprovalPolicy, "never")), r.Addr, s.StreamRetries, q(s.Server.ConfiguredName()), q(cmd), strings.Join(quoted, ", "), q(or(s.MCPApproval, "approve")))
 	if s.Parallel {
 		b.WriteString("supports_parallel_tool_calls = true\n")
 	}
 	if s.UpdatePlan {
 		b.WriteString("\n[tools.update_plan]\nenabled = true\n")
 	}
-	fmt.Fprintf(&b, "\n[projects.%s]\ntrust_level = \"trusted\"\n", q(workDir))
+	fmt.Fprintf(&b, "\n[projects.%s]\ntrust_level = \"trusted\"\n", q(r.WorkDir))
 	return b.String()
 }
 

@@ -9,10 +9,9 @@
 package copilot
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -34,39 +33,23 @@ type scenario struct {
 }
 
 const (
-	workDir = "/tmp/cairn-copilot-work"
-	addr    = "127.0.0.1:18395"
-	prompt  = "What does the project memory say about the release ledger?"
-	model   = "mock-model"
-	binary  = "node_modules/@github/copilot-linux-x64/copilot"
+	model  = "mock-model"
+	binary = "node_modules/@github/copilot-linux-x64/copilot"
 )
 
-var (
-	//go:embed scenarios.yaml
-	table []byte
-	//go:embed readme_head.md
-	readmeHead string
-	//go:embed readme_tail.md
-	readmeTail string
-)
+//go:embed scenarios.yaml readme_head.md readme_tail.md
+var fsys embed.FS
 
-// Spec is GitHub Copilot CLI for the capture kit.
+// Spec is GitHub Copilot CLI for the capture kit. The binary unpacks
+// itself into ~/.cache/copilot/pkg at every start (about 8 s), and six
+// HTTP 500 attempts back off for about 15 s: the kit's timeout covers both.
 var Spec = &kit.Spec[scenario, *scenario]{
-	Name:     "copilot",
-	Program:  "copilot",
-	Versions: []string{"1.0.102", "1.0.80"},
-	Table:    table,
-	Prompt:   prompt,
-	Addr:     addr,
-	WorkDir:  workDir,
-	Scratch:  "/tmp/cairn-copilot-run",
+	Name: "copilot", Versions: []string{"1.0.102", "1.0.80"}, Files: fsys,
+	Addr: "127.0.0.1:18395",
 	// model.call_failure names the API endpoint it called; the system
 	// prompt in the session file names slash commands and (1.0.80)
 	// example paths under /repo.
 	Allowed: []string{"/chat/completions", "/security-review", "/subagents", "/repo"},
-	// The binary unpacks itself into ~/.cache/copilot/pkg at every start
-	// (about 8 s), and six HTTP 500 attempts back off for about 15 s.
-	Timeout: 240 * time.Second,
 	Install: func(i *kit.Install) error {
 		if err := i.NPM(i.Dir, binary, nil, "@github/copilot-linux-x64@"+i.Version); err != nil {
 			return err
@@ -78,21 +61,9 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
-	Readme: func(_ string, ss []*scenario) (string, error) {
-		var b strings.Builder
-		b.WriteString(readmeHead)
-		for _, s := range ss {
-			fmt.Fprintf(&b, "- `%s.jsonl` — %s. copilot exit %d. **%s**: %s.", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(true, ", where null"), s.Why)
-			for _, v := range s.Overrides("want") {
-				vs, err := kit.ForVersion(s, v)
-				if err != nil {
-					return "", err
-				}
-				fmt.Fprintf(&b, " **In %s: %s**: %s.", v, vs.Want.Verdict().Describe(true, ""), vs.Why)
-			}
-			b.WriteString("\n")
-		}
-		return b.String() + readmeTail, nil
+	ReadmeLine: func(s *scenario) (string, error) {
+		notes, err := kit.VersionNotes(s, true)
+		return fmt.Sprintf("- `%s.jsonl` — %s. copilot exit %d. **%s**: %s.%s\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(true, ", where null"), s.Why, notes), err
 	},
 }
 
@@ -113,7 +84,7 @@ func mcpConfig(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 }
 
 // argv is copilot's arguments after the binary; cfg the MCP file's path.
-func argv(s *scenario, cfg string) []string {
+func argv(s *scenario, prompt, cfg string) []string {
 	a := []string{"-p", prompt, "--output-format", "json"}
 	if !s.NoAllowAll {
 		a = append(a, "--allow-all-tools")
@@ -135,17 +106,17 @@ func run(r *kit.Run, s *scenario) error {
 			return err
 		}
 	}
-	if err := r.Serve(mock.Chat(s.Script(prompt), mock.ChatOptions{})); err != nil {
+	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
 		return err
 	}
-	args := argv(s, cfg)
+	args := argv(s, r.Prompt, cfg)
 	p, err := r.Exec(kit.Cmd{
 		Argv: append(r.Install.Argv, args...),
 		Env: append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Home,
-			"COPILOT_PROVIDER_BASE_URL=http://" + addr + "/v1", "COPILOT_PROVIDER_API_KEY=cairn-offline-fake-key-0000",
+			"COPILOT_PROVIDER_BASE_URL=http://" + r.Addr + "/v1", "COPILOT_PROVIDER_API_KEY=cairn-offline-fake-key-0000",
 			"COPILOT_MODEL=" + model, "COPILOT_OFFLINE=true", "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb"}, s.Env...),
 		Stdout:  r.Scratch + "/stdout.jsonl",
-		Markers: []string{r.HangMarker(&s.Server)},
+		Markers: r.HangMarker(&s.Server),
 		After:   s.Interrupt,
 		OnLine: func(p *kit.Proc, line []byte) {
 			if s.InterruptIn != "" && strings.Contains(string(line), `"type":"tool.execution_start"`) &&
@@ -164,20 +135,12 @@ func run(r *kit.Run, s *scenario) error {
 	if p.Interrupted != "" {
 		meta += fmt.Sprintf("# the harness sent %s to copilot (%s)\n", kit.SignalName(p.Signal), p.Interrupted)
 	}
-	capture := p.Stdout
-	if s.Keep == "session" {
-		// The capture is the session file the CLI wrote.
-		found, _ := filepath.Glob(r.Home + "/.copilot/session-state/*/events.jsonl")
-		if len(found) != 1 {
-			return fmt.Errorf("want one events.jsonl under ~/.copilot/session-state/*/, found %d", len(found))
-		}
-		if capture, err = os.ReadFile(found[0]); err != nil {
-			return err
-		}
-		meta += "# " + s.Name + ".jsonl is not stdout but the session file ~/.copilot/session-state/<sessionId>/events.jsonl\n"
+	capture, note, err := r.Capture(&s.Scenario, p, ".copilot/session-state/*/events.jsonl")
+	if err != nil {
+		return err
 	}
-	v := s.Want.Verdict()
-	if err := r.Keep(s.Name+".jsonl", capture, shape, &v); err != nil {
+	meta += note
+	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
 		return err
 	}
 	if c := mcpConfig(r, s, true); c != nil {
@@ -185,10 +148,7 @@ func run(r *kit.Run, s *scenario) error {
 	} else {
 		meta += "# no MCP configuration\n"
 	}
-	if err := r.Requests(s.Name, meta); err != nil {
-		return err
-	}
-	return r.Check(p, s.Exit)
+	return r.Finish(s.Name, meta, p, s.Exit)
 }
 
 // shape is one line per record: its type (with "sub" for a record of a
@@ -229,7 +189,7 @@ func shape(b []byte) []byte {
 // inventory is every record type with each member list it was seen with
 // (the record's and its data's), the tools started and how they ended
 // (success, error code, result members), the MCP servers' statuses, the
-// end of each run, and the session files' records.
+// failures, interruptions and exit codes, and the session files' records.
 func inventory(dir string, ss []*scenario) ([]byte, error) {
 	f := kit.Facts{}
 	sessions := map[string]bool{}
@@ -238,25 +198,18 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 			sessions[s.Name] = true
 		}
 	}
-	last := map[string]string{}
-	nSessions := 0
+	seen := map[string]bool{}
 	err := kit.EachRecord(dir, ".jsonl", func(name string, line []byte, rec kit.Record) {
-		add := func(format string, args ...any) { f.Add(fmt.Sprintf(format, args...), name) }
-		if rec == nil {
-			add("NOT-JSON line")
-			return
-		}
-		typ := rec.Str("type")
 		if sessions[name] {
-			if _, ok := last[name]; !ok {
-				nSessions++
-				last[name] = ""
-			}
-			add("not stdout, session file: record %s members %s, data %s", typ, kit.Members(line), kit.Members(rec["data"]))
-			return
+			seen[name] = true
+			f.Add(fmt.Sprintf("not stdout, session file: record %s members %s, data %s", rec.Str("type"), kit.Members(line), kit.Members(rec["data"])), name)
 		}
-		last[name] = typ
-		add("record %s members %s", typ, kit.Members(line))
+	})
+	if err != nil {
+		return nil, err
+	}
+	streams, err := f.Streams(dir, "", func(name string) bool { return sessions[name] }, func(name, typ string, line []byte, rec kit.Record, addFact func(string)) string {
+		add := func(format string, args ...any) { addFact(fmt.Sprintf(format, args...)) }
 		if d := rec["data"]; d != nil {
 			add("record %s data %s", typ, kit.Members(d))
 		}
@@ -300,11 +253,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		case "result":
 			add("result exitCode %s", rec["exitCode"])
 		}
+		return ""
 	})
-	for name, l := range last {
-		if !sessions[name] {
-			f.Add("last record "+l, name)
-		}
-	}
-	return f.Write(fmt.Sprintf("# inventory of %d copilot --output-format json captures and %d session files (generated by scripts/capturekit/run.sh copilot)", len(last)-nSessions, nSessions)), err
+	return f.Write(fmt.Sprintf("# inventory of %d copilot --output-format json captures and %d session files (generated by scripts/capturekit/run.sh copilot)", streams, len(seen))), err
 }

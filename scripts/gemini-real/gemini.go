@@ -7,13 +7,12 @@
 package gemini
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
 	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
@@ -37,32 +36,13 @@ func (s *scenario) format() string {
 	return s.OutputFormat
 }
 
-const (
-	workDir = "/tmp/cairn-gemini-work"
-	addr    = "127.0.0.1:18282"
-	prompt  = "What does the project memory say about the release ledger?"
-)
-
-var (
-	//go:embed scenarios.yaml
-	table []byte
-	//go:embed readme_head.md
-	readmeHead string
-	//go:embed readme_tail.md
-	readmeTail string
-)
+//go:embed scenarios.yaml readme_head.md readme_tail.md
+var fsys embed.FS
 
 // Spec is Gemini CLI for the capture kit.
 var Spec = &kit.Spec[scenario, *scenario]{
-	Name:     "gemini",
-	Program:  "gemini",
-	Versions: []string{"0.61.0", "0.56.0"},
-	Table:    table,
-	Prompt:   prompt,
-	Addr:     addr,
-	WorkDir:  workDir,
-	Scratch:  "/tmp/cairn-gemini-run",
-	Timeout:  90 * time.Second,
+	Name: "gemini", Versions: []string{"0.61.0", "0.56.0"}, Files: fsys,
+	Addr: "127.0.0.1:18282",
 	Install: func(i *kit.Install) error {
 		js := "node_modules/@google/gemini-cli/bundle/gemini.js"
 		if err := i.NPM(i.Dir, js, nil, "@google/gemini-cli@"+i.Version); err != nil {
@@ -75,21 +55,9 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
-	Readme: func(_ string, ss []*scenario) (string, error) {
-		var b strings.Builder
-		b.WriteString(readmeHead)
-		for _, s := range ss {
-			fmt.Fprintf(&b, "- `%s.jsonl` — %s. gemini exit %d. **%s**: %s.", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(false, ""), s.Why)
-			for _, v := range s.Overrides("want") {
-				vs, err := kit.ForVersion(s, v)
-				if err != nil {
-					return "", err
-				}
-				fmt.Fprintf(&b, " **In %s: %s**: %s.", v, vs.Want.Verdict().Describe(false, ""), vs.Why)
-			}
-			b.WriteString("\n")
-		}
-		return b.String() + readmeTail, nil
+	ReadmeLine: func(s *scenario) (string, error) {
+		notes, err := kit.VersionNotes(s, false)
+		return fmt.Sprintf("- `%s.jsonl` — %s. gemini exit %d. **%s**: %s.%s\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(false, ""), s.Why, notes), err
 	},
 }
 
@@ -120,10 +88,10 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.gemini/settings.json", settings(r, s, false)); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Generative(s.Script(prompt), "complete_task")); err != nil {
+	if err := r.Serve(mock.Generative(s.Script(r.Prompt), "complete_task")); err != nil {
 		return err
 	}
-	argv := []string{"-p", prompt, "--output-format", s.format(), "-m", "gemini-2.5-pro"}
+	argv := []string{"-p", r.Prompt, "--output-format", s.format(), "-m", "gemini-2.5-pro"}
 	if !s.NoYolo {
 		argv = append(argv, "--yolo")
 	}
@@ -133,7 +101,7 @@ func run(r *kit.Run, s *scenario) error {
 		Env: append([]string{
 			"PATH=/usr/local/bin:/usr/bin:/bin",
 			"HOME=" + r.Home,
-			"GOOGLE_GEMINI_BASE_URL=http://" + addr,
+			"GOOGLE_GEMINI_BASE_URL=http://" + r.Addr,
 			"GEMINI_API_KEY=cairn-offline-fake-key-0000",
 			"GEMINI_CLI_TRUST_WORKSPACE=true",
 			// The CLI writes error reports (with the whole request) there.
@@ -144,7 +112,7 @@ func run(r *kit.Run, s *scenario) error {
 		}, s.Env...),
 		Stdout:  r.Scratch + "/stdout.jsonl",
 		Group:   true,
-		Markers: []string{r.HangMarker(&s.Server)},
+		Markers: r.HangMarker(&s.Server),
 	})
 	if err != nil {
 		return err
@@ -156,28 +124,16 @@ func run(r *kit.Run, s *scenario) error {
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}
-	capture := p.Stdout
-	if s.Keep == "session" {
-		// The capture is the session file the CLI wrote.
-		files, _ := filepath.Glob(r.Home + "/.gemini/tmp/*/chats/session-*.jsonl")
-		if len(files) != 1 {
-			return fmt.Errorf("want one session file under %s/.gemini/tmp/*/chats, found %d", r.Home, len(files))
-		}
-		if capture, err = os.ReadFile(files[0]); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(r.Home, files[0])
-		meta += "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n"
+	capture, note, err := r.Capture(&s.Scenario, p, ".gemini/tmp/*/chats/session-*.jsonl")
+	if err != nil {
+		return err
 	}
-	v := s.Want.Verdict()
-	if err := r.Keep(s.Name+".jsonl", capture, shape, &v); err != nil {
+	meta += note
+	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
 		return err
 	}
 	meta += "# ~/.gemini/settings.json: " + kit.Compact(settings(r, s, true)) + "\n"
-	if err := r.Requests(s.Name, meta); err != nil {
-		return err
-	}
-	return r.Check(p, s.Exit)
+	return r.Finish(s.Name, meta, p, s.Exit)
 }
 
 // shape is one line per record: its type (and, for message records, the
@@ -220,47 +176,34 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 			other[s.Name] = "--output-format " + s.format()
 		}
 	}
-	last := map[string]string{}
-	err := kit.EachRecord(dir, ".jsonl", func(name string, line []byte, rec kit.Record) {
-		if _, ok := other[name]; ok {
-			return
-		}
-		if rec == nil {
-			f.Add("NOT-JSON line", name)
-			return
-		}
-		typ := rec.Str("type")
-		last[name] = typ
-		f.Add(fmt.Sprintf("record %s members %s", typ, kit.Members(line)), name)
+	streams, err := f.Streams(dir, "", func(name string) bool { return other[name] != "" }, func(_, typ string, line []byte, rec kit.Record, add func(string)) string {
 		switch typ {
 		case "message":
 			d := ""
 			if _, ok := rec["delta"]; ok {
 				d = " delta"
 			}
-			f.Add("message role "+rec.Str("role")+d, name)
+			add("message role " + rec.Str("role") + d)
 		case "tool_use":
 			id, tn := rec.Str("tool_id"), rec.Str("tool_name")
-			f.Add("tool_use tool_name "+tn, name)
+			add("tool_use tool_name " + tn)
 			switch {
 			case !strings.HasPrefix(id, tn+"__"):
-				f.Add("tool_id not <tool_name>__…", name)
+				add("tool_id not <tool_name>__…")
 			case strings.HasPrefix(id, tn+"__"+tn+"_"):
-				f.Add("tool_id <tool_name>__<tool_name>_<ms>_<index> (made by the CLI)", name)
+				add("tool_id <tool_name>__<tool_name>_<ms>_<index> (made by the CLI)")
 			default:
-				f.Add("tool_id <tool_name>__<other>", name)
+				add("tool_id <tool_name>__<other>")
 			}
 		case "tool_result":
-			f.Add(errorFact("tool_result status "+rec.Str("status"), rec, false)+", "+outputForm(rec), name)
+			add(errorFact("tool_result status "+rec.Str("status"), rec, false) + ", " + outputForm(rec))
 		case "error":
-			f.Add(fmt.Sprintf("error severity %s message %q", rec.Str("severity"), rec.Str("message")), name)
+			add(fmt.Sprintf("error severity %s message %q", rec.Str("severity"), rec.Str("message")))
 		case "result":
-			f.Add(errorFact("result status "+rec.Str("status"), rec, true), name)
+			add(errorFact("result status "+rec.Str("status"), rec, true))
 		}
+		return ""
 	})
-	for name, l := range last {
-		f.Add("last record "+l, name)
-	}
 	others := 0
 	for name, what := range other {
 		b, err := os.ReadFile(filepath.Join(dir, name+".jsonl"))
@@ -270,7 +213,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		others++
 		otherFacts(f, name, "not stream-json, "+what+": ", b)
 	}
-	return f.Write(fmt.Sprintf("# inventory of %d stream-json captures and %d other outputs of the CLI (generated by scripts/capturekit/run.sh gemini)", len(last), others)), err
+	return f.Write(fmt.Sprintf("# inventory of %d stream-json captures and %d other outputs of the CLI (generated by scripts/capturekit/run.sh gemini)", streams, others)), err
 }
 
 // otherFacts are the facts of a capture that is not stream-json: a JSON

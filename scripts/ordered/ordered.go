@@ -103,3 +103,17 @@ func FromYAML(n *yaml.Node) (any, error) {
 	}
 	return nil, fmt.Errorf("line %d: no JSON value for this YAML node", n.Line)
 }
+
+// UnmarshalYAML reads a YAML mapping, keeping the order of its members.
+func (m *Obj) UnmarshalYAML(n *yaml.Node) error {
+	v, err := FromYAML(n)
+	if err != nil {
+		return err
+	}
+	o, ok := v.(Obj)
+	if !ok {
+		return fmt.Errorf("line %d: not a mapping", n.Line)
+	}
+	*m = o
+	return nil
+}

@@ -8,15 +8,13 @@
 package pi
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
 	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
@@ -38,35 +36,19 @@ type scenario struct {
 }
 
 const (
-	workDir  = "/tmp/cairn-pi-work"
-	addr     = "127.0.0.1:18383"
-	prompt   = "What does the project memory say about the release ledger?"
 	nodeDir  = "/tmp/cairn-pi-npm/node-22.23.3" // pi 1.x needs node 22.19 or newer
 	adapter  = "pi-mcp-adapter@2.36.0"          // for pi before 0.99
 	provider = "cairn-mock"
 	model    = "mock-model"
 )
 
-var (
-	//go:embed scenarios.yaml
-	table []byte
-	//go:embed readme_head.md
-	readmeHead string
-	//go:embed readme_tail.md
-	readmeTail string
-)
+//go:embed scenarios.yaml readme_head.md readme_tail.md
+var fsys embed.FS
 
 // Spec is Pi for the capture kit.
 var Spec = &kit.Spec[scenario, *scenario]{
-	Name:     "pi",
-	Program:  "pi",
-	Versions: []string{"1.6.0", "1.3.0", "0.86.1"},
-	Table:    table,
-	Prompt:   prompt,
-	Addr:     addr,
-	WorkDir:  workDir,
-	Scratch:  "/tmp/cairn-pi-run",
-	Timeout:  90 * time.Second,
+	Name: "pi", Versions: []string{"1.6.0", "1.3.0", "0.86.1"}, Files: fsys,
+	Addr: "127.0.0.1:18383",
 	Install: func(i *kit.Install) error {
 		node := "node_modules/node/bin/node"
 		if err := i.NPM(nodeDir, node, nil, "node@22.23.3"); err != nil {
@@ -92,21 +74,9 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
-	Readme: func(_ string, ss []*scenario) (string, error) {
-		var b strings.Builder
-		b.WriteString(readmeHead)
-		for _, s := range ss {
-			fmt.Fprintf(&b, "- `%s.jsonl` — %s (exposure %s). pi exit %d. **%s**: %s.", s.Name, s.About, exposure(s), s.Exit, s.Want.Verdict().Describe(true, ", where null"), s.Why)
-			for _, v := range s.Overrides("want") {
-				vs, err := kit.ForVersion(s, v)
-				if err != nil {
-					return "", err
-				}
-				fmt.Fprintf(&b, " **In %s: %s**: %s.", v, vs.Want.Verdict().Describe(true, ""), vs.Why)
-			}
-			b.WriteString("\n")
-		}
-		return b.String() + readmeTail, nil
+	ReadmeLine: func(s *scenario) (string, error) {
+		notes, err := kit.VersionNotes(s, true)
+		return fmt.Sprintf("- `%s.jsonl` — %s (exposure %s). pi exit %d. **%s**: %s.%s\n", s.Name, s.About, exposure(s), s.Exit, s.Want.Verdict().Describe(true, ", where null"), s.Why, notes), err
 	},
 }
 
@@ -131,7 +101,7 @@ func files(r *kit.Run, s *scenario, placeholders bool) (models, settings, mcp or
 	o, kv := ordered.O, ordered.Member
 	models = o("providers", o(provider, o(
 		"name", "cairn offline mock",
-		"baseUrl", "http://"+addr+"/v1",
+		"baseUrl", "http://"+r.Addr+"/v1",
 		"api", "openai-completions",
 		"apiKey", "cairn-offline-fake-key-0000",
 		"models", []any{o("id", model, "name", "Mock Model", "contextWindow", 128000, "maxTokens", 4096,
@@ -185,14 +155,14 @@ func run(r *kit.Run, s *scenario) error {
 			}
 		}
 	}
-	if err := r.Serve(mock.Chat(s.Script(prompt), mock.ChatOptions{})); err != nil {
+	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
 		return err
 	}
 	argv := []string{"--mode", "json"}
 	if s.Keep != "session" {
 		argv = append(argv, "--no-session")
 	}
-	argv = append(append(argv, s.Args...), prompt)
+	argv = append(append(argv, s.Args...), r.Prompt)
 	sig := syscall.SIGINT
 	if s.Signal == "SIGTERM" {
 		sig = syscall.SIGTERM
@@ -203,7 +173,7 @@ func run(r *kit.Run, s *scenario) error {
 		Stdout:  r.Scratch + "/stdout.jsonl",
 		Group:   true,
 		Signal:  sig,
-		Markers: []string{r.HangMarker(&s.Server)},
+		Markers: r.HangMarker(&s.Server),
 	})
 	if err != nil {
 		return err
@@ -212,21 +182,12 @@ func run(r *kit.Run, s *scenario) error {
 	if p.Interrupted != "" {
 		meta += fmt.Sprintf("# the harness sent %s to pi's process group\n", kit.SignalName(sig))
 	}
-	capture := p.Stdout
-	if s.Keep == "session" {
-		// The capture is the session file pi wrote.
-		found, _ := filepath.Glob(agent + "/sessions/*/*.jsonl")
-		if len(found) != 1 {
-			return fmt.Errorf("want one session file under %s/sessions/*/, found %d", agent, len(found))
-		}
-		if capture, err = os.ReadFile(found[0]); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(r.Home, found[0])
-		meta += "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n"
+	capture, note, err := r.Capture(&s.Scenario, p, ".pi/agent/sessions/*/*.jsonl")
+	if err != nil {
+		return err
 	}
-	v := s.Want.Verdict()
-	if err := r.Keep(s.Name+".jsonl", capture, shape, &v); err != nil {
+	meta += note
+	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
 		return err
 	}
 	models, settings, mcp = files(r, s, true)
@@ -236,10 +197,7 @@ func run(r *kit.Run, s *scenario) error {
 	} else {
 		meta += "# ~/.pi/agent/mcp.json: " + kit.Compact(mcp) + "\n"
 	}
-	if err := r.Requests(s.Name, meta); err != nil {
-		return err
-	}
-	return r.Check(p, s.Exit)
+	return r.Finish(s.Name, meta, p, s.Exit)
 }
 
 // shape is one line per record: its type (and, for message records, the
@@ -292,25 +250,13 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 			sessions[s.Name] = true
 		}
 	}
-	last, systems := map[string]string{}, map[string]int{}
-	nSessions := 0
-	err := kit.EachRecord(dir, ".jsonl", func(name string, line []byte, rec kit.Record) {
-		if sessions[name] {
-			if _, ok := last[name]; !ok {
-				nSessions++
-				last[name] = ""
-			}
-			sessionFact(f, name, line, rec)
-			return
-		}
-		if rec == nil {
-			f.Add("NOT-JSON line", name)
-			return
-		}
-		typ := rec.Str("type")
-		last[name] = typ
-		add := func(format string, args ...any) { f.Add(fmt.Sprintf(format, args...), name) }
-		add("record %s members %s", typ, kit.Members(line))
+	nSessions, err := countSessions(f, dir, sessions)
+	if err != nil {
+		return nil, err
+	}
+	systems := map[string]int{}
+	streams, err := f.Streams(dir, "", func(name string) bool { return sessions[name] }, func(name, typ string, line []byte, rec kit.Record, addFact func(string)) string {
+		add := func(format string, args ...any) { addFact(fmt.Sprintf(format, args...)) }
 		switch typ {
 		case "message_start", "message_end":
 			var m kit.Record
@@ -399,13 +345,22 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 			_ = json.Unmarshal(rec["entry"], &e)
 			add("entry_appended entry %s members %s", e.Str("type"), kit.Members(rec["entry"]))
 		}
+		return ""
 	})
-	for name, l := range last {
-		if !sessions[name] {
-			f.Add("last record "+l, name)
+	return f.Write(fmt.Sprintf("# inventory of %d pi --mode json captures and %d session files (generated by scripts/capturekit/run.sh pi)", streams, nSessions)), err
+}
+
+// countSessions adds the facts of the session files in dir and counts
+// them.
+func countSessions(f kit.Facts, dir string, sessions map[string]bool) (int, error) {
+	seen := map[string]bool{}
+	err := kit.EachRecord(dir, ".jsonl", func(name string, line []byte, rec kit.Record) {
+		if sessions[name] {
+			seen[name] = true
+			sessionFact(f, name, line, rec)
 		}
-	}
-	return f.Write(fmt.Sprintf("# inventory of %d pi --mode json captures and %d session files (generated by scripts/capturekit/run.sh pi)", len(last)-nSessions, nSessions)), err
+	})
+	return len(seen), err
 }
 
 // sessionFact is the fact of a session file's line: its record kind with

@@ -19,9 +19,10 @@ import (
 	codex "github.com/cairn-audit/cairn/scripts/codex-real"
 	copilot "github.com/cairn-audit/cairn/scripts/copilot-real"
 	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
+	opencode "github.com/cairn-audit/cairn/scripts/opencode-real"
 	pi "github.com/cairn-audit/cairn/scripts/pi-real"
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, pi.Spec, copilot.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec))
 }

@@ -32,8 +32,12 @@ import (
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
-// Main is the scripted server; it returns the exit code.
-func Main(args []string) int {
+// Main is the scripted server on stdin and stdout; it returns the exit
+// code.
+func Main(args []string) int { return Serve(args, os.Stdin, os.Stdout) }
+
+// Serve is the scripted server on in and out.
+func Serve(args []string, in io.Reader, stdout io.Writer) int {
 	fs := flag.NewFlagSet("mcpserver", flag.ContinueOnError)
 	var c config
 	storeName := fs.String("store", "cairn", "the fixed store: cairn (memory_store adds ids, memory_delete is refused) or codex (the Codex harness's entries)")
@@ -77,7 +81,7 @@ func Main(args []string) int {
 		c.log = f
 	}
 	var mu sync.Mutex // guards stdout and the log
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	r := relay{slow: "*", delay: *delay, pass: func(line []byte) error {
 		resp, ok := c.handle(line)
 		mu.Lock()
@@ -94,7 +98,7 @@ func Main(args []string) int {
 	if *delay == 0 {
 		r.slow = ""
 	}
-	if err := r.run(os.Stdin); err != nil {
+	if err := r.run(in); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpserver:", err)
 		return 1
 	}

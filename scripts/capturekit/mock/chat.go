@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -35,17 +34,11 @@ type ChatOptions struct {
 }
 
 // Chat is the chat-completions API for sc.
-func Chat(sc Script, opts ChatOptions) Handler {
-	return &chat{sc: sc, opts: opts, lastTools: map[string]string{}}
-}
+func Chat(sc Script, opts ChatOptions) Handler { return &chat{newConvs(sc), opts} }
 
 type chat struct {
-	sc   Script
+	convs
 	opts ChatOptions
-	mu   sync.Mutex
-	// lastTools is the tool list last logged per conversation, so that an
-	// unchanged list is written as "same".
-	lastTools map[string]string
 }
 
 type chatMessage struct {
@@ -126,21 +119,8 @@ func (c *chat) serve(s *Server, w http.ResponseWriter, r *http.Request, body []b
 		conv = "other"
 	}
 	script := c.sc.steps(conv)
-	idx := 0
-	for _, m := range req.Messages {
-		if m.Role == "assistant" {
-			idx++
-		}
-	}
-	toolList := strings.Join(names, ",")
-	c.mu.Lock()
-	if last, ok := c.lastTools[conv]; ok && last == toolList {
-		toolList = "same"
-	} else {
-		c.lastTools[conv] = toolList
-		toolList = "[" + toolList + "]"
-	}
-	c.mu.Unlock()
+	idx := count(req.Messages, func(m chatMessage) bool { return m.Role == "assistant" })
+	toolList := c.toolList(conv, names)
 	maxTok := "none"
 	switch {
 	case req.MaxCompletionTokens != nil:
@@ -214,26 +194,12 @@ func sinceAssistant(ms []chatMessage) string {
 // chatText is a message content as text: the string, or the content parts
 // joined (a part that is not text as [its type]).
 func chatText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) != nil {
-		return string(raw)
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			b.WriteString(p.Text)
-		} else {
-			b.WriteString("[" + p.Type + "]")
+	return joinText(raw, func(typ, text string) string {
+		if typ == "text" {
+			return text
 		}
-	}
-	return b.String()
+		return "[" + typ + "]"
+	})
 }
 
 func describeChat(st Step) string {
@@ -248,17 +214,13 @@ func describeChat(st Step) string {
 			parts = append(parts, "text")
 		}
 	}
-	s := strings.Join(parts, "+")
-	if s == "" {
-		s = "no parts"
-	}
 	switch {
 	case st.Hang:
-		s += " then hang"
+		return describe(parts, " then hang")
 	case st.Finish != "":
-		s += " finish_reason=" + st.Finish
+		return describe(parts, " finish_reason="+st.Finish)
 	}
-	return s
+	return describe(parts)
 }
 
 // answer streams a step as chat.completion.chunk events (or, for a

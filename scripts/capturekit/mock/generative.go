@@ -17,23 +17,16 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
 // Generative is the Generative Language API for sc; a request that
 // declares subTool (Gemini CLI's complete_task) is the sub-agent's.
-func Generative(sc Script, subTool string) Handler {
-	return &generative{sc: sc, subTool: subTool, lastTools: map[string]string{}}
-}
+func Generative(sc Script, subTool string) Handler { return &generative{newConvs(sc), subTool} }
 
 type generative struct {
-	sc      Script
+	convs
 	subTool string
-	mu      sync.Mutex
-	// lastTools is the tool list last logged per conversation, so that an
-	// unchanged list is written as "same".
-	lastTools map[string]string
 }
 
 type gPart struct {
@@ -126,27 +119,10 @@ func (g *generative) serve(s *Server, w http.ResponseWriter, r *http.Request, bo
 		return
 	}
 	script := g.sc.steps(conv)
-	idx := 0
-	for _, c := range req.Contents {
-		if c.Role != "user" {
-			continue
-		}
-		for _, p := range c.Parts {
-			if p.FunctionResponse != nil {
-				idx++
-				break
-			}
-		}
-	}
-	toolList := strings.Join(names, ",")
-	g.mu.Lock()
-	if g.lastTools[conv] == toolList {
-		toolList = "same"
-	} else {
-		g.lastTools[conv] = toolList
-		toolList = "[" + toolList + "]"
-	}
-	g.mu.Unlock()
+	idx := count(req.Contents, func(c gContent) bool {
+		return c.Role == "user" && count(c.Parts, func(p gPart) bool { return p.FunctionResponse != nil }) > 0
+	})
+	toolList := g.toolList(conv, names)
 	desc := fmt.Sprintf("%d POST %s conv=%s step=%d contents=%d tools=%d %s last=%s",
 		n, uri, conv, idx, len(req.Contents), len(names), toolList, lastContent(req.Contents))
 	if idx >= len(script) {
@@ -223,20 +199,17 @@ func describeGenerative(st Step) string {
 			parts = append(parts, "text")
 		}
 	}
-	s := strings.Join(parts, "+")
-	if s == "" {
-		s = "no parts"
-	}
+	var notes []string
 	if st.Finish != "" {
-		s += " finishReason=" + st.Finish
+		notes = append(notes, " finishReason="+st.Finish)
 	}
 	switch {
 	case st.Hang:
-		s += " then hang"
+		notes = append(notes, " then hang")
 	case st.NoFinish:
-		s += " without finishReason"
+		notes = append(notes, " without finishReason")
 	}
-	return s
+	return describe(parts, notes...)
 }
 
 // answer streams (or, for generateContent, returns) a step: a chunk per 24

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
@@ -34,27 +33,25 @@ var (
 // offers no tool named discovery (Claude Code's ToolSearch: tool search
 // off, or a version without it), the steps that only call it are dropped
 // for that conversation: the model then loads nothing.
-func Messages(sc Script, discovery string) Handler {
-	return &messages{sc: sc, discovery: discovery, noDiscovery: map[string]bool{}}
-}
+func Messages(sc Script, discovery string) Handler { return &messages{newConvs(sc), discovery} }
 
 type messages struct {
-	sc          Script
-	discovery   string
-	mu          sync.Mutex
-	noDiscovery map[string]bool // per conversation, decided by its first request
+	convs
+	discovery string
+}
+
+type messagesMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
 }
 
 type messagesRequest struct {
-	Model     string `json:"model"`
-	Stream    bool   `json:"stream"`
-	MaxTokens int    `json:"max_tokens"`
-	Messages  []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	System        json.RawMessage `json:"system"`
-	StopSequences []string        `json:"stop_sequences"`
+	Model         string            `json:"model"`
+	Stream        bool              `json:"stream"`
+	MaxTokens     int               `json:"max_tokens"`
+	Messages      []messagesMessage `json:"messages"`
+	System        json.RawMessage   `json:"system"`
+	StopSequences []string          `json:"stop_sequences"`
 	Tools         []struct {
 		Name         string `json:"name"`
 		Type         string `json:"type"`
@@ -127,12 +124,7 @@ func (m *messages) serve(s *Server, w http.ResponseWriter, r *http.Request, body
 		conv = "sub"
 	}
 	script := m.sc.steps(conv)
-	idx := 0
-	for _, msg := range req.Messages {
-		if msg.Role == "assistant" {
-			idx++
-		}
-	}
+	idx := count(req.Messages, func(msg messagesMessage) bool { return msg.Role == "assistant" })
 	var names []string
 	discovery := false
 	for _, t := range req.Tools {
@@ -153,13 +145,7 @@ func (m *messages) serve(s *Server, w http.ResponseWriter, r *http.Request, body
 	}
 	// Decided by the conversation's first request: Claude Code 2.1.332
 	// retries a 400 without tool search, and that must not shift the script.
-	m.mu.Lock()
-	if _, ok := m.noDiscovery[conv]; !ok {
-		m.noDiscovery[conv] = !discovery
-	}
-	drop := m.noDiscovery[conv]
-	m.mu.Unlock()
-	if drop {
+	if m.once("discovery:"+conv, fmt.Sprint(discovery)) == "false" {
 		var kept []Step
 		for _, st := range script {
 			if !m.discoveryOnly(st) {
@@ -199,21 +185,7 @@ func (m *messages) discoveryOnly(st Step) bool {
 
 // contentText joins the text of a message content (a string or blocks).
 func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &blocks)
-	var b strings.Builder
-	for _, bl := range blocks {
-		b.WriteString(bl.Text)
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return joinText(raw, func(_, text string) string { return text + "\n" })
 }
 
 // blockList is a message content's block types ("string" for a string).
@@ -252,11 +224,10 @@ func (m *messages) describe(st Step) string {
 			parts = append(parts, "tool_use:"+p.Name)
 		}
 	}
-	s := strings.Join(parts, "+")
 	if st.Hang {
-		s += " then hang"
+		return describe(parts, " then hang")
 	}
-	return s
+	return describe(parts)
 }
 
 // block is one content block of an answer: as content_block_start

@@ -46,6 +46,7 @@ type Server struct {
 	debug string
 	n     int
 	start time.Time
+	first chan time.Time
 	hang  chan struct{}
 	srv   *http.Server
 }
@@ -62,7 +63,7 @@ func Start(addr string, h Handler, logPath, debugDir string) (*Server, error) {
 		f.Close()
 		return nil, err
 	}
-	s := &Server{h: h, log: f, debug: debugDir, start: time.Now(), hang: make(chan struct{}, 1)}
+	s := &Server{h: h, log: f, debug: debugDir, start: time.Now(), first: make(chan time.Time, 1), hang: make(chan struct{}, 1)}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)
 	return s, nil
@@ -81,6 +82,9 @@ func (s *Server) Requests() int {
 	return s.n
 }
 
+// First is told when the first request comes.
+func (s *Server) First() <-chan time.Time { return s.first }
+
 // Hung is told when an answer stalls (a Hang step): the runner then
 // interrupts the CLI.
 func (s *Server) Hung() <-chan struct{} { return s.hang }
@@ -91,6 +95,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.n++
 	n := s.n
 	s.mu.Unlock()
+	if n == 1 && s.first != nil {
+		s.first <- time.Now()
+	}
 	if s.debug != "" {
 		_ = os.WriteFile(fmt.Sprintf("%s/req-%03d.json", s.debug, n), body, 0o644)
 	}
@@ -172,6 +179,41 @@ func chunks(s string, n int) []string {
 	return out
 }
 
+// convs is what a handler keeps across the requests of a run: the script,
+// and per conversation what its first request decided and the tool list
+// last logged.
+type convs struct {
+	sc   Script
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+func newConvs(sc Script) convs { return convs{sc: sc, seen: map[string]string{}} }
+
+// once is the value first given for key.
+func (c *convs) once(key, v string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.seen[key]; ok {
+		return old
+	}
+	c.seen[key] = v
+	return v
+}
+
+// toolList is names as the request log writes them: "[a,b]", or "same"
+// when conv's previous request declared the same tools.
+func (c *convs) toolList(conv string, names []string) string {
+	list := strings.Join(names, ",")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last, ok := c.seen["tools:"+conv]; ok && last == list {
+		return "same"
+	}
+	c.seen["tools:"+conv] = list
+	return "[" + list + "]"
+}
+
 // script is the steps of conv ("main", "sub") in sc.
 func (sc *Script) steps(conv string) []Step {
 	if conv == "sub" {
@@ -181,4 +223,43 @@ func (sc *Script) steps(conv string) []Step {
 		return sc.Main
 	}
 	return nil
+}
+
+// joinText is a message content as text: the string, or each of the
+// blocks of an array through part (its type and text) joined.
+func joinText(raw json.RawMessage, part func(typ, text string) string) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct{ Type, Text string }
+	if json.Unmarshal(raw, &blocks) != nil {
+		return string(raw)
+	}
+	var b strings.Builder
+	for _, bl := range blocks {
+		b.WriteString(part(bl.Type, bl.Text))
+	}
+	return b.String()
+}
+
+// describe is what the request log says of an answer: its parts' names
+// joined ("no parts" for none), and the notes that apply.
+func describe(parts []string, notes ...string) string {
+	s := strings.Join(parts, "+")
+	if s == "" {
+		s = "no parts"
+	}
+	return s + strings.Join(notes, "")
+}
+
+// count is how many of xs is is true of.
+func count[T any](xs []T, is func(T) bool) int {
+	n := 0
+	for _, x := range xs {
+		if is(x) {
+			n++
+		}
+	}
+	return n
 }
