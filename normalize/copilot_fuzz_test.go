@@ -8,7 +8,6 @@ import (
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/normalize"
-	"github.com/cairn-audit/cairn/stream"
 )
 
 // FuzzCopilot is FuzzClaude for the GitHub Copilot CLI front end (SPEC
@@ -41,33 +40,7 @@ func FuzzCopilot(f *testing.F) {
 			}
 		}
 		engine := audit.NewEngine(audit.DefaultRules(false))
-		copilot := normalize.NewCopilot(engine)
-		checker := normalize.NewCopilotChecker()
-		n := 0
-		var stopped error
-		for line := range bytes.SplitSeq(in, []byte("\n")) {
-			if len(bytes.Trim(line, " \t\r")) == 0 || !utf8.Valid(line) {
-				continue // the reader's business, not the front end's
-			}
-			n++
-			code := checker.Check(line)
-			v := stream.Verdict{Code: code, Cause: checker.Cause(), Located: checker.Located}
-			if err := copilot.Checked(line, n, v); err != nil {
-				ie := claudeCheckError(t, places, err, n)
-				if code != 0 && ie.Code != code {
-					t.Fatalf("record %d: the checker said %s, Checked %s", n, code, ie.Code)
-				}
-				stopped = err
-				break
-			}
-		}
-		if stopped == nil {
-			if err := copilot.End(); err != nil {
-				t.Fatalf("End: %v", err)
-			}
-			claudeCheckFindings(t, places, engine)
-		}
-		fed := claudeOutcomeOf(engine, stopped)
+		fed := feedLines(t, places, in, engine, normalize.NewCopilot(engine), normalize.NewCopilotChecker())
 
 		got := normalize.ReadCopilot(bytes.NewReader(in), audit.DefaultRules(false))
 		if got.Harness != "copilot" {
