@@ -58,31 +58,7 @@ func FuzzClaude(f *testing.F) {
 		}
 		for _, capture := range []bool{false, true} {
 			engine := audit.NewEngine(audit.DefaultRules(capture))
-			claude := normalize.NewClaude(engine)
-			checker := normalize.NewClaudeChecker()
-			n := 0
-			var stopped error
-			for line := range bytes.SplitSeq(in, []byte("\n")) {
-				if len(bytes.Trim(line, " \t\r")) == 0 || !utf8.Valid(line) {
-					continue // the reader's business, not the front end's
-				}
-				n++
-				code := checker.Check(line)
-				v := stream.Verdict{Code: code, Cause: checker.Cause(), Located: checker.Located}
-				if err := claude.Checked(line, n, v); err != nil {
-					ie := claudeCheckError(t, places, err, n)
-					if code != 0 && ie.Code != code {
-						t.Fatalf("record %d: the checker said %s, Checked %s", n, code, ie.Code)
-					}
-					stopped = err
-					break
-				}
-			}
-			if stopped == nil {
-				claude.End()
-				claudeCheckFindings(t, places, engine)
-			}
-			fed := claudeOutcomeOf(engine, stopped)
+			fed := feedLines(t, places, in, engine, normalize.NewClaude(engine), normalize.NewClaudeChecker())
 
 			// On one goroutine (a sized reader) and with the prefetch (a
 			// plain one): both give what the loop above gave.
@@ -122,6 +98,46 @@ func FuzzClaude(f *testing.F) {
 			}
 		}
 	})
+}
+
+// frontEnd is a JSONL front end as the fuzz targets feed it.
+type frontEnd interface {
+	Checked(line []byte, n int, v stream.Verdict) error
+	End() error
+}
+
+// feedLines feeds each non-blank UTF-8 line of in, checked by checker, to
+// fe, then its End: every error must be an invalid code at the record fed
+// and a place of places (and the checker's own code when it refused the
+// record), every finding at such a place. It returns what the engine
+// concluded.
+func feedLines(t *testing.T, places map[string]bool, in []byte, engine *audit.Engine, fe frontEnd, checker *stream.Checker) string {
+	t.Helper()
+	n := 0
+	var stopped error
+	for line := range bytes.SplitSeq(in, []byte("\n")) {
+		if len(bytes.Trim(line, " \t\r")) == 0 || !utf8.Valid(line) {
+			continue // the reader's business, not the front end's
+		}
+		n++
+		code := checker.Check(line)
+		v := stream.Verdict{Code: code, Cause: checker.Cause(), Located: checker.Located}
+		if err := fe.Checked(line, n, v); err != nil {
+			ie := claudeCheckError(t, places, err, n)
+			if code != 0 && ie.Code != code {
+				t.Fatalf("record %d: the checker said %s, Checked %s", n, code, ie.Code)
+			}
+			stopped = err
+			break
+		}
+	}
+	if stopped == nil {
+		if err := fe.End(); err != nil {
+			t.Fatalf("End: %v", err)
+		}
+		claudeCheckFindings(t, places, engine)
+	}
+	return claudeOutcomeOf(engine, stopped)
 }
 
 // claudeOutcomeOf is what a finished engine concluded, or the error.
@@ -184,11 +200,15 @@ func claudeCheckFindings(t *testing.T, places map[string]bool, e *audit.Engine) 
 
 // claudeSeeds are the real Claude Code captures (every version) and the
 // streams of testdata/script/claude_stream.txtar.
-func claudeSeeds(tb testing.TB) [][]byte {
+func claudeSeeds(tb testing.TB) [][]byte { return cliSeeds(tb, "claude") }
+
+// cliSeeds are the real captures of a CLI (testdata/CLI/real, every
+// version) and the streams of testdata/script/CLI_stream.txtar.
+func cliSeeds(tb testing.TB, cli string) [][]byte {
 	tb.Helper()
-	paths, err := filepath.Glob("../testdata/claude/real/*/*.jsonl")
+	paths, err := filepath.Glob("../testdata/" + cli + "/real/*/*.jsonl")
 	if err != nil || len(paths) == 0 {
-		tb.Fatalf("no real Claude captures (%v)", err)
+		tb.Fatalf("no real %s captures (%v)", cli, err)
 	}
 	var out [][]byte
 	for _, p := range paths {
@@ -198,7 +218,7 @@ func claudeSeeds(tb testing.TB) [][]byte {
 		}
 		out = append(out, b)
 	}
-	a, err := txtar.ParseFile("../testdata/script/claude_stream.txtar")
+	a, err := txtar.ParseFile("../testdata/script/" + cli + "_stream.txtar")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -25,3 +25,15 @@ func ClaudeBenign() []string {
 	}
 	return out
 }
+
+// CopilotRowsFit reports whether every judged Copilot CLI record type's
+// members fit the reader's fixed array of member values.
+func CopilotRowsFit() bool {
+	var c Copilot
+	for _, r := range copilotRecords {
+		if len(r.members) > len(c.values) {
+			return false
+		}
+	}
+	return true
+}

@@ -70,6 +70,17 @@ func codexObjects(line []byte, c *stream.Checker) [][2]int {
 	return objects
 }
 
+// copilotData is a checked Copilot CLI record's data, where it is an
+// object.
+func copilotData(line []byte, c *stream.Checker) [][2]int {
+	for _, sp := range c.Root {
+		if name, value := sp.In(line); string(name) == "data" && stream.TypeOf(value) == stream.Object {
+			return [][2]int{{int(sp.ValueStart), int(sp.ValueEnd) - 1}}
+		}
+	}
+	return nil
+}
+
 // TestReadsCoversWhatIsRead checks each JSONL front end's Locate.Reads
 // against every real capture and fixture: with 20 unknown members before
 // and after the members of every object it reads, which puts those past
@@ -85,9 +96,10 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 	gemini, _ := filepath.Glob("../testdata/gemini/real/*/*.jsonl")
 	pi, _ := filepath.Glob("../testdata/pi/real/*/*.jsonl")
 	opencode, _ := filepath.Glob("../testdata/opencode/real/*/*.jsonl")
-	if len(codex) < 10 || len(claude) < 10 || len(gemini) < 10 || len(pi) < 10 || len(opencode) < 10 {
-		t.Fatalf("%d codex, %d Claude Code, %d Gemini, %d Pi and %d OpenCode captures, want the real ones",
-			len(codex), len(claude), len(gemini), len(pi), len(opencode))
+	copilot, _ := filepath.Glob("../testdata/copilot/real/*/*.jsonl")
+	if len(codex) < 10 || len(claude) < 10 || len(gemini) < 10 || len(pi) < 10 || len(opencode) < 10 || len(copilot) < 10 {
+		t.Fatalf("%d codex, %d Claude Code, %d Gemini, %d Pi, %d OpenCode and %d Copilot CLI captures, want the real ones",
+			len(codex), len(claude), len(gemini), len(pi), len(opencode), len(copilot))
 	}
 	none := func([]byte, *stream.Checker) [][2]int { return nil }
 	codexLocate := lifecycle.Locate
@@ -111,6 +123,9 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadPi(r, audit.DefaultRules(false)) }, 0},
 		{"opencode", opencode, stream.Checker{}, none,
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadOpenCode(r, audit.DefaultRules(false)) }, 0},
+		// The judged records and their data are closed.
+		{"copilot", copilot, stream.Checker{Locate: stream.Locate{Child: "data"}}, copilotData,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadCopilot(r, audit.DefaultRules(false)) }, 1},
 	} {
 		outcome := func(b []byte) string {
 			in := tc.read(bytes.NewReader(b))

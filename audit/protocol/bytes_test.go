@@ -25,10 +25,11 @@ type realInput struct {
 func realInputs(t testing.TB) []realInput {
 	t.Helper()
 	dirs := map[string]string{
-		"codex":  audit.FormatCodex,
-		"claude": audit.FormatClaude,
-		"gemini": audit.FormatGemini,
-		"pi":     audit.FormatPi,
+		"codex":   audit.FormatCodex,
+		"claude":  audit.FormatClaude,
+		"gemini":  audit.FormatGemini,
+		"pi":      audit.FormatPi,
+		"copilot": audit.FormatCopilot,
 	}
 	var ins []realInput
 	for dir, format := range dirs {

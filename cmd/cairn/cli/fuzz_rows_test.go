@@ -60,6 +60,29 @@ func FuzzAuditPi(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--pi-jsonl", audit.FormatPi, in) })
 }
 
+// FuzzAuditCopilot is FuzzAuditGemini for --copilot-jsonl (SPEC §17),
+// seeded from the real 1.0.102 captures and copilot_stream.txtar.
+func FuzzAuditCopilot(f *testing.F) {
+	seeds := fzRowSeeds(f, "copilot", "1.0.102")
+	vocab := fzRowVocabulary(audit.FormatCopilot, seeds)
+	for _, b := range seeds {
+		f.Add(b)
+		if raceEnabled {
+			continue // the seed run under the race detector: the seeds alone
+		}
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		f.Add(bytes.Join(lines[:len(lines)/2], nil))                            // cut short
+		f.Add(bytes.Join(append(lines[:len(lines):len(lines)], lines...), nil)) // run twice
+		f.Add(bytes.ReplaceAll(b, []byte(`"task"`), []byte(`"cairn-memory-memory_delete"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"success":true`), []byte(`"success":false`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"abort"`), []byte(`"MARKERrecord1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`"parentToolCallId"`), []byte(`"MARKERmember1"`)))
+		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--copilot-jsonl", audit.FormatCopilot, in) })
+}
+
 // fzRowSeeds are the real captures of one version of a harness's folder
 // (testdata/NAME/real/VERSION: the newest, since the seed run is part of
 // every go test; a fuzzing run finds the others' shapes from them) and the
