@@ -4,6 +4,8 @@
 # server inside a network namespace with only the loopback up, with its
 # store in a fresh temporary folder; the script sends initialize,
 # notifications/initialized and tools/list and keeps the line with id 2.
+# Then the MCP Inspector's CLI mode lists server-memory's tools (its
+# result alone, indented), as a user would save it.
 #
 #   scripts/tools-list.sh [NPMDIR]     # NPMDIR: where to npm install (a new temporary folder by default)
 #
@@ -17,7 +19,8 @@ mkdir -p "$npmdir" "$out"
 cd "$npmdir"
 [ -f package.json ] || npm init -y >/dev/null
 npm install --no-audit --no-fund @modelcontextprotocol/server-memory@2026.8.31 \
-  @ai-devkit/memory@0.20.1 better-sqlite3@12.11.1 mcp-memory-keeper@0.14.1 >/dev/null
+  @ai-devkit/memory@0.20.1 better-sqlite3@12.11.1 mcp-memory-keeper@0.14.1 \
+  @modelcontextprotocol/inspector@0.15.0 >/dev/null
 [ -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ] ||
   (cd node_modules/better-sqlite3 && npm exec --yes node-gyp -- rebuild --release >/dev/null)
 
@@ -52,3 +55,10 @@ m=$npmdir/node_modules
 tools_list @modelcontextprotocol/server-memory server-memory node "$m/@modelcontextprotocol/server-memory/dist/index.js"
 tools_list @ai-devkit/memory ai-devkit-memory node "$m/@ai-devkit/memory/dist/index.js"
 tools_list mcp-memory-keeper mcp-memory-keeper node "$m/mcp-memory-keeper/bin/mcp-memory-keeper"
+
+store=$(mktemp -d)
+MEMORY_FILE_PATH=$store/memory.jsonl unshare -n bash -c 'ip link set lo up && exec "$@"' x \
+  "$m/.bin/mcp-inspector" --cli node "$m/@modelcontextprotocol/server-memory/dist/index.js" --method tools/list \
+  > "$out/server-memory-2026.8.31-inspector-0.15.0.json" 2>/dev/null
+rm -rf "$store"
+echo "server-memory-2026.8.31-inspector-0.15.0.json: $(wc -c < "$out/server-memory-2026.8.31-inspector-0.15.0.json") bytes"
