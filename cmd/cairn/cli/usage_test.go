@@ -47,7 +47,7 @@ func TestUsageText(t *testing.T) {
 		help string
 	}{
 		{"eval alone", []string{"eval"}, "missing command; give one of protocol, batch, summarize", eval},
-		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, explain, version, completion, help", root},
+		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, catalog, explain, version, completion, help", root},
 		{"command typo", []string{"explian", "x"}, "unknown command; did you mean explain?", root},
 		{"command case", []string{"VERSION"}, "unknown command; did you mean version?", root},
 		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch, summarize", eval},
