@@ -198,31 +198,7 @@ func TestCatalogUsageNoArgumentLeak(t *testing.T) {
 	}
 	corpus := usageCorpus(usageCases()) + foldCase(extra.String())
 	g := &canaryGen{r: rand.New(rand.NewPCG(20261206, 16)), corpus: corpus}
-	fixed := map[string]string{}
-	for i := range n {
-		c := g.next(i)
-		for _, tc := range cases {
-			args := tc.args(c)
-			code, stdout, stderr := privRunEnv(args, nil, "")
-			if code != tc.exit {
-				t.Errorf("%s, canary %q: got exit %d, want %d (stderr %q)", tc.name, c, code, tc.exit, stderr)
-			}
-			if piece, where := canaryLeak(c, stdout, stderr); piece != "" {
-				t.Fatalf("%s: cairn %q: %s holds %q of canary %q\nstdout %q\nstderr %q", tc.name, args, where, piece, c, stdout, stderr)
-			}
-			if !tc.usage {
-				continue
-			}
-			if len(stdout) != 0 || !usageShaped(stderr) {
-				t.Errorf("%s, canary %q: got stdout %q, stderr %q; want no stdout and the two usage lines", tc.name, c, stdout, stderr)
-			}
-			if prev, ok := fixed[tc.name]; !ok {
-				fixed[tc.name] = string(stderr)
-			} else if prev != string(stderr) {
-				t.Errorf("%s: stderr depends on the argument: got %q for canary %q, %q before", tc.name, stderr, c, prev)
-			}
-		}
-	}
+	runUsageCanaries(t, cases, g, n)
 }
 
 // TestCatalogUsageText pins the fixed usage lines of cairn catalog.
@@ -266,6 +242,25 @@ func TestCatalogUsageText(t *testing.T) {
 		want := "cairn: usage error: " + tc.msg + "\nRun 'cairn " + tc.help + " --help' for usage.\n"
 		if code != 2 || len(stdout) != 0 || string(stderr) != want {
 			t.Errorf("cairn %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, stdout, stderr, want)
+		}
+	}
+}
+
+// TestGuideNamesCatalogCodes: the guide's section on memory servers has
+// a row for every code of cairn catalog, with the exit its kind gives.
+func TestGuideNamesCatalogCodes(t *testing.T) {
+	b, err := os.ReadFile("../../../docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## 22. Your memory server\n")
+	if !ok {
+		t.Fatal("docs/guide.md has no section 22. Your memory server")
+	}
+	exit := map[catalog.CodeKind]string{catalog.KindToolsList: "2", catalog.KindFinding: "1", catalog.KindDerive: "2"}
+	for _, c := range catalog.Codes() {
+		if row := "| `" + c.String() + "` | " + exit[c.Kind()] + " | "; !strings.Contains(section, row) {
+			t.Errorf("the guide has no row %q", row)
 		}
 	}
 }

@@ -238,6 +238,14 @@ func TestUsageNoArgumentLeak(t *testing.T) {
 	cases := usageCases()
 	corpus := usageCorpus(cases)
 	g := &canaryGen{r: rand.New(rand.NewPCG(20261201, 2)), corpus: corpus}
+	runUsageCanaries(t, cases, g, n)
+}
+
+// runUsageCanaries runs every case with n canaries from g: neither stdout
+// nor stderr may hold a piece of the canary, the exit is the case's, and
+// a usage error's two lines are the same whatever the canary.
+func runUsageCanaries(t *testing.T, cases []usageCase, g *canaryGen, n int) {
+	t.Helper()
 	fixed := map[string]string{}
 	for i := range n {
 		c := g.next(i)
