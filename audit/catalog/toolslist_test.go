@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -448,5 +449,27 @@ func TestCodes(t *testing.T) {
 	}
 	if len(seen) != int(numCodes)-1 {
 		t.Errorf("%d codes, want %d", len(seen), numCodes-1)
+	}
+}
+
+// TestReadFileHoldsTheFileOnce: a file is read into one buffer sized by
+// fstat, not grown by doubling (which held up to twice a 16 MiB
+// tools/list at once).
+func TestReadFileHoldsTheFileOnce(t *testing.T) {
+	const size = 4 << 20
+	path := filepath.Join(t.TempDir(), "tools.json")
+	body := append([]byte(`{"tools":[]}`), bytes.Repeat([]byte(" "), size-12)...)
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b, err := readFile(path, MaxToolsListBytes)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(b) != size {
+		t.Fatalf("readFile: %d bytes, %v", len(b), err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > size+size/8 {
+		t.Errorf("readFile of %d bytes allocated %d", size, got)
 	}
 }
