@@ -27,7 +27,7 @@ func (catalogCmd) Help() string {
 	return strings.TrimSpace(`
 A memory catalog says which MCP server the audit judges, which of its tools
 are searches, reads, captures or destructive, when a search is scoped to the
-project and how its result reads. Built-ins: ` + orList(builtinBareNames()) + `;
+project and how its result reads. Built-ins: ` + andList(builtinBareNames()) + `;
 any other server is a catalog file (schema cairn.catalog/v1).
 
 Not gated: these commands read no session.
