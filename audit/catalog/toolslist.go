@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -27,11 +29,22 @@ type ToolsList struct {
 type ServerTool struct {
 	Name string
 	// ReadOnly and Destructive are the annotations readOnlyHint and
-	// destructiveHint, nil when absent.
-	ReadOnly, Destructive *bool
+	// destructiveHint.
+	ReadOnly, Destructive Hint
 	// OutputSchema is the tool's outputSchema as written, nil when absent.
 	OutputSchema []byte
 }
+
+// Hint is an annotation's boolean, or its absence. (A value, not a
+// pointer: an answer of a million tools must not cost an allocation per
+// hint.)
+type Hint uint8
+
+const (
+	HintAbsent Hint = iota
+	HintFalse
+	HintTrue
+)
 
 // Class is the tool's class by its annotations with MCP's defaults
 // (readOnlyHint false, destructiveHint true): read when readOnlyHint is
@@ -39,9 +52,9 @@ type ServerTool struct {
 // (destructiveHint means nothing on a read-only tool.)
 func (t ServerTool) Class() audit.Class {
 	switch {
-	case t.ReadOnly != nil && *t.ReadOnly:
+	case t.ReadOnly == HintTrue:
 		return audit.Read
-	case t.Destructive != nil && !*t.Destructive:
+	case t.Destructive == HintFalse:
 		return audit.Capture
 	}
 	return audit.Destructive
@@ -118,13 +131,13 @@ func ParseToolsList(b []byte) (*ToolsList, *Finding) {
 	if stream.TypeOf(tools) != stream.Array {
 		return invalid(l.root + ".tools")
 	}
+	n := 0
+	stream.Elements(tools, func([]byte) bool { n++; return true })
+	l.Tools = make([]ServerTool, 0, n) // once: a million tools must not be copied as the slice grows
 	var bad *Finding
 	i := 0
 	stream.Elements(tools, func(v []byte) bool {
 		t, where := l.tool(v, i)
-		if where == "" && l.Index(t.Name) >= 0 {
-			where = l.Where(i) + ".name" // a tool named twice
-		}
 		if where != "" {
 			bad = &Finding{Code: ToolsListInvalid, Where: where}
 			return false
@@ -136,7 +149,34 @@ func ParseToolsList(b []byte) (*ToolsList, *Finding) {
 	if bad != nil {
 		return nil, bad
 	}
+	if j := l.firstRepeat(); j >= 0 {
+		return invalid(l.Where(j) + ".name") // a tool named twice
+	}
 	return l, nil
+}
+
+// firstRepeat is the position of the first tool whose name an earlier tool
+// has, -1 when every name is distinct: by sorting positions, so that a
+// hostile answer of a million tools costs neither a quadratic scan nor a
+// map of every name.
+func (l *ToolsList) firstRepeat() int {
+	order := make([]int32, len(l.Tools))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(l.Tools[a].Name, l.Tools[b].Name); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	first := -1
+	for k := 1; k < len(order); k++ {
+		if j := int(order[k]); l.Tools[order[k-1]].Name == l.Tools[j].Name && (first < 0 || j < first) {
+			first = j
+		}
+	}
+	return first
 }
 
 // tool reads the tool v at index i, or returns the place of its problem.
@@ -157,15 +197,16 @@ func (l *ToolsList) tool(v []byte, i int) (ServerTool, string) {
 		}
 		for _, h := range []struct {
 			name string
-			to   **bool
+			to   *Hint
 		}{{"readOnlyHint", &t.ReadOnly}, {"destructiveHint", &t.Destructive}} {
 			switch hv := valueOf(a, h.name); {
 			case hv == nil:
 			case stream.TypeOf(hv) != stream.Bool:
 				return t, at + ".annotations." + h.name
+			case hv[0] == 't':
+				*h.to = HintTrue
 			default:
-				yes := hv[0] == 't'
-				*h.to = &yes
+				*h.to = HintFalse
 			}
 		}
 	}

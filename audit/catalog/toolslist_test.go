@@ -80,7 +80,7 @@ func TestReadToolsListSaved(t *testing.T) {
 		}
 	}
 	for _, t2 := range readToolsList(t, memoryKeeper).Tools {
-		if t2.ReadOnly != nil || t2.Destructive != nil || t2.OutputSchema != nil {
+		if t2.ReadOnly != HintAbsent || t2.Destructive != HintAbsent || t2.OutputSchema != nil {
 			t.Errorf("mcp-memory-keeper's %s has annotations or an outputSchema", t2.Name)
 		}
 	}
@@ -109,7 +109,7 @@ func TestDeriveServerMemoryIsBuiltin(t *testing.T) {
 		if len(perr) > 0 || !bytes.Equal(File(again), File(c)) {
 			t.Errorf("%s: Indented does not read back: %v\n%s", path, perr, Indented(c))
 		}
-		if f := Compare(again, l); len(f) > 0 {
+		if f, _ := Compare(again, l); len(f) > 0 {
 			t.Errorf("%s: the derived catalog disagrees with its server: %v", path, f)
 		}
 	}
@@ -119,19 +119,19 @@ func TestDeriveServerMemoryIsBuiltin(t *testing.T) {
 // both agree, ai-devkit's because of its two annotations_override, which
 // are each a finding without it.
 func TestCompareBuiltins(t *testing.T) {
-	if f := Compare(builtin(t, "mcp-server-memory/1"), readToolsList(t, serverMemory)); len(f) > 0 {
+	if f, _ := Compare(builtin(t, "mcp-server-memory/1"), readToolsList(t, serverMemory)); len(f) > 0 {
 		t.Errorf("mcp-server-memory/1: %v", f)
 	}
 	ad := readToolsList(t, aiDevkit)
 	c := builtin(t, "ai-devkit-memory/1")
-	if f := Compare(c, ad); len(f) > 0 {
+	if f, _ := Compare(c, ad); len(f) > 0 {
 		t.Errorf("ai-devkit-memory/1: %v", f)
 	}
 	tools := slices.Clone(c.Tools())
 	for i := range tools {
 		tools[i].AnnotationsOverride = false
 	}
-	got := Compare(audit.NewCatalog("x/1", c.Servers(), tools), ad)
+	got, _ := Compare(audit.NewCatalog("x/1", c.Servers(), tools), ad)
 	want := []Finding{
 		{ClassWeakerThanAnnotations, "catalog.tools[0].class", "tools_list.result.tools[2]"},
 		{ClassWeakerThanAnnotations, "catalog.tools[1].class", "tools_list.result.tools[0]"},
@@ -177,7 +177,11 @@ func TestCompareFindings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var got []string
-		for _, f := range Compare(tc.c, l) {
+		found, total := Compare(tc.c, l)
+		if total != len(found) {
+			t.Errorf("%s: %d findings of %d", tc.name, len(found), total)
+		}
+		for _, f := range found {
 			s := f.Code.String() + "@" + f.Where
 			if f.Server != "" {
 				s += "~" + f.Server
@@ -187,6 +191,19 @@ func TestCompareFindings(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestCompareListsAtMost: a catalog compared with an answer of 1,000
+// tools it lacks lists the first MaxFindings findings and counts them all.
+func TestCompareListsAtMost(t *testing.T) {
+	l, f := ParseToolsList([]byte(manyTools(1000)))
+	if f != nil {
+		t.Fatal(f)
+	}
+	found, total := Compare(builtin(t, "mcp-server-memory/1"), l)
+	if total != 1009 || len(found) != MaxFindings || found[8].Code != ToolNotOnServer || found[9].Where != "tools_list.tools[0]" || found[MaxFindings-1].Where != "tools_list.tools[246]" {
+		t.Errorf("%d findings of %d: %v … %v", len(found), total, found[:10], found[len(found)-1])
 	}
 }
 
@@ -225,6 +242,7 @@ func TestParseToolsListProblems(t *testing.T) {
 		{"name a number", `{"tools":[{"name":5}]}`, "tools_list_invalid", "tools_list.tools[0].name"},
 		{"name twice", `{"tools":[` + tool + `,` + tool + `]}`, "tools_list_invalid", "tools_list.tools[1].name"},
 		{"name twice escaped", `{"tools":[` + tool + `,{"name":"\u0074"}]}`, "tools_list_invalid", "tools_list.tools[1].name"},
+		{"the first name given twice", `{"tools":[{"name":"b"},{"name":"a"},{"name":"c"},{"name":"a"},{"name":"b"}]}`, "tools_list_invalid", "tools_list.tools[3].name"},
 		{"annotations null", `{"tools":[{"name":"t","annotations":null}]}`, "tools_list_invalid", "tools_list.tools[0].annotations"},
 		{"readOnlyHint a string", `{"tools":[{"name":"t","annotations":{"readOnlyHint":"true"}}]}`, "tools_list_invalid", "tools_list.tools[0].annotations.readOnlyHint"},
 		{"destructiveHint null", `{"tools":[{"name":"t","annotations":{"destructiveHint":null}}]}`, "tools_list_invalid", "tools_list.tools[0].annotations.destructiveHint"},

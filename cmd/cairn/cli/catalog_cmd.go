@@ -232,7 +232,9 @@ type (
 	checkToolsJSON struct {
 		Problem  *placeJSON    `json:"problem"`
 		Tools    *int          `json:"tools"`
-		Findings []findingJSON `json:"findings"`
+		Findings []findingJSON `json:"findings"` // the first catalog.MaxFindings
+		// FindingsTotal counts them all.
+		FindingsTotal *int `json:"findings_total"`
 	}
 	placeJSON struct {
 		Code  string `json:"code"`
@@ -246,6 +248,7 @@ type (
 )
 
 func (c *catalogCheckCmd) Run(e *env) error {
+	memoryLimit(e, 1) // a tools/list answer is one input of up to 16 MiB
 	out := checkJSON{Schema: "cairn.catalog.check/v1", Status: "invalid", Catalog: checkCatalog{Problems: []placeJSON{}}}
 	var cat *audit.Catalog
 	if c.Path != nil {
@@ -266,7 +269,7 @@ func (c *catalogCheckCmd) Run(e *env) error {
 			switch {
 			case out.ToolsList.Problem != nil:
 				out.Status = "invalid"
-			case len(out.ToolsList.Findings) > 0:
+			case *out.ToolsList.FindingsTotal > 0:
 				out.Status = "fail"
 			}
 		}
@@ -287,8 +290,9 @@ func compareToolsList(cat *audit.Catalog, path string) *checkToolsJSON {
 		return &checkToolsJSON{Problem: &placeJSON{bad.Code.String(), bad.Where}, Findings: []findingJSON{}}
 	}
 	n := len(l.Tools)
-	out := &checkToolsJSON{Tools: &n, Findings: []findingJSON{}}
-	for _, f := range catalog.Compare(cat, l) {
+	found, total := catalog.Compare(cat, l)
+	out := &checkToolsJSON{Tools: &n, Findings: []findingJSON{}, FindingsTotal: &total}
+	for _, f := range found {
 		fj := findingJSON{Code: f.Code.String(), Where: f.Where}
 		if f.Server != "" {
 			fj.Server = &f.Server
@@ -327,10 +331,14 @@ func writeCheck(w io.Writer, out checkJSON) {
 	case tl.Problem != nil:
 		fmt.Fprintf(w, "tools/list: %s at %s\n", tl.Problem.Code, tl.Problem.Where)
 		note(tl.Problem.Code)
-	case len(tl.Findings) == 0:
+	case *tl.FindingsTotal == 0:
 		fmt.Fprintf(w, "tools/list: %s; the catalog agrees with the server\n", plural(*tl.Tools, "tool"))
 	default:
-		fmt.Fprintf(w, "tools/list: %s; %s\n", plural(*tl.Tools, "tool"), plural(len(tl.Findings), "finding"))
+		listed := ""
+		if len(tl.Findings) < *tl.FindingsTotal {
+			listed = fmt.Sprintf(", the first %d listed", len(tl.Findings))
+		}
+		fmt.Fprintf(w, "tools/list: %s; %s%s\n", plural(*tl.Tools, "tool"), plural(*tl.FindingsTotal, "finding"), listed)
 		for _, f := range tl.Findings {
 			server := ""
 			if f.Server != nil {
@@ -428,6 +436,7 @@ func (c *catalogDeriveCmd) searches() ([]catalog.Search, bool) {
 }
 
 func (c *catalogDeriveCmd) Run(e *env) error {
+	memoryLimit(e, 1)
 	l, bad := catalog.ReadToolsList(*c.ToolsList)
 	if bad != nil {
 		writeFinding(e.stderr, *bad)

@@ -264,3 +264,26 @@ func TestGuideNamesCatalogCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogCheckListsAtMost: against an answer of 300 tools a catalog
+// lacks, check counts every finding and lists the first 256 (text and
+// JSON).
+func TestCatalogCheckListsAtMost(t *testing.T) {
+	var tools []string
+	for i := range 300 {
+		tools = append(tools, fmt.Sprintf(`{"name":"t%d"}`, i))
+	}
+	path := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(path, []byte(`{"tools":[`+strings.Join(tools, ",")+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCapture([]string{"catalog", "check", "--catalog", "ai-devkit-memory", "--tools-list", path}, nil)
+	if code != 1 || !strings.Contains(out, "\ntools/list: 300 tools; 303 findings, the first 256 listed\n") ||
+		strings.Count(out, "\n  server_tool_undeclared at ") != 253 || !strings.Contains(out, "\n  server_tool_undeclared at tools_list.tools[252]\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCapture([]string{"catalog", "check", "--catalog", "ai-devkit-memory", "--tools-list", path, "--json"}, nil)
+	if code != 1 || !strings.Contains(out, `"findings_total":303}}`) || strings.Count(out, `"code":"server_tool_undeclared"`) != 253 {
+		t.Errorf("--json: exit %d: %s", code, out)
+	}
+}
