@@ -127,15 +127,7 @@ func (g *privGen) serverTool(name string, search bool, prop string) string {
 // that no reading of C makes valid: a usage error (two fixed lines) or a
 // file that cannot be read, never an echo of C.
 func catalogUsageCases() []usageCase {
-	a := func(args ...string) func(string) []string {
-		return func(c string) []string {
-			out := make([]string, len(args))
-			for i, s := range args {
-				out[i] = strings.ReplaceAll(s, "C", c)
-			}
-			return out
-		}
-	}
+	a := withCanary
 	u := func(name string, args func(string) []string) usageCase {
 		return usageCase{name: name, args: args, exit: 2, usage: true}
 	}

@@ -138,16 +138,19 @@ type usageCase struct {
 	usage bool // a usage error: two fixed lines on stderr, nothing on stdout
 }
 
-func usageCases() []usageCase {
-	a := func(args ...string) func(string) []string {
-		return func(c string) []string {
-			out := make([]string, len(args))
-			for i, s := range args {
-				out[i] = strings.ReplaceAll(s, "C", c)
-			}
-			return out
+// withCanary is a command line whose every C the canary replaces.
+func withCanary(args ...string) func(string) []string {
+	return func(c string) []string {
+		out := make([]string, len(args))
+		for i, s := range args {
+			out[i] = strings.ReplaceAll(s, "C", c)
 		}
+		return out
 	}
+}
+
+func usageCases() []usageCase {
+	a := withCanary
 	u := func(name string, args func(string) []string) usageCase {
 		return usageCase{name: name, args: args, gate: "1", exit: 2, usage: true}
 	}
