@@ -80,11 +80,7 @@ func File(c *audit.Catalog) []byte {
 			m["annotations_override"] = true
 		}
 		if s := t.Search; s != nil {
-			members := map[string]any{}
-			for _, r := range s.Result {
-				members[r.Name] = r.Document()
-			}
-			m["search"] = map[string]any{"scope": s.Scope.Document(), "result": map[string]any{"kind": "json_object", "members": members}}
+			m["search"] = map[string]any{"scope": s.Scope.Document(), "result": resultDocument(s)}
 		}
 		tools = append(tools, m)
 	}
@@ -96,4 +92,13 @@ func File(c *audit.Catalog) []byte {
 		panic("catalog: a catalog does not encode: " + err.Error()) // strings and booleans only
 	}
 	return b
+}
+
+// resultDocument is a search's result rule as a catalog file writes it.
+func resultDocument(s *audit.SearchRule) map[string]any {
+	members := map[string]any{}
+	for _, r := range s.Result {
+		members[r.Name] = r.Document()
+	}
+	return map[string]any{"kind": "json_object", "members": members}
 }

@@ -89,12 +89,25 @@ func readFile(path string, limit int64) ([]byte, error) {
 	if f.Size() > limit {
 		return nil, errTooLarge
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	switch {
-	case err != nil:
-		return nil, err
-	case int64(len(b)) > limit:
-		return nil, errTooLarge
+	// Sized by fstat, so that the file is in memory once (io.ReadAll's
+	// doubling held up to twice a 16 MiB tools/list); a file that grows
+	// meanwhile still reads, and Verify refuses it.
+	b := make([]byte, 0, f.Size()+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(cap(b), int(limit)+1)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > limit {
+			return nil, errTooLarge
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := f.Verify(); err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 // cli is the kong grammar of cairn.
 type cli struct {
 	Eval       evalCmd          `cmd:"" help:"Evaluate saved agent sessions."`
+	Catalog    catalogCmd       `cmd:"" help:"List, show, check and derive memory catalogs (the memory server an audit judges)."`
 	Explain    explainCmd       `cmd:"" help:"Explain a report code and what to do about it."`
 	Version    versionCmd       `cmd:"" help:"Print the version."`
 	Completion completionCmd    `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
-
-	"github.com/cairn-audit/cairn/audit"
 )
 
 type completionCmd struct {
@@ -131,8 +129,8 @@ func grammar(root *kong.Node) []cmdNode {
 					c.values = append(c.values, choice{v, ""})
 				}
 			case p.Name == "code":
-				for _, code := range audit.Codes() {
-					c.values = append(c.values, choice{code.String(), code.Meaning()})
+				for _, code := range allCodeTexts() {
+					c.values = append(c.values, choice{code.Code, code.Meaning})
 				}
 			case p.Name == "command":
 				c.commands = true

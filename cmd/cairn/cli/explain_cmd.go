@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/catalog"
 )
 
 type explainCmd struct {
@@ -35,25 +36,58 @@ var kindNames = map[audit.Kind]string{
 	audit.KindUsage:         "catalog usage error, exit 2",
 }
 
+// catalogKindNames name the kinds of the codes of cairn catalog (SPEC
+// §16.5), which no report holds.
+var catalogKindNames = map[catalog.CodeKind]string{
+	catalog.KindToolsList: "tools/list file, exit 2",
+	catalog.KindFinding:   "catalog check, exit 1",
+	catalog.KindDerive:    "catalog derive, exit 2",
+}
+
 // codeText is a code's texts, as explain --json prints them.
 type codeText struct {
-	Code    audit.Code `json:"code"`
-	Kind    string     `json:"kind"`
-	Meaning string     `json:"meaning"`
-	Next    string     `json:"next"`
-	Where   string     `json:"where,omitempty"`
+	Code    string `json:"code"`
+	Kind    string `json:"kind"`
+	Meaning string `json:"meaning"`
+	Next    string `json:"next"`
+	Where   string `json:"where,omitempty"`
 }
 
 func textOf(c audit.Code) codeText {
-	return codeText{Code: c, Kind: kindNames[c.Kind()], Meaning: c.Meaning(), Next: c.Next(), Where: whereTexts[c.Kind()]}
+	return codeText{Code: c.String(), Kind: kindNames[c.Kind()], Meaning: c.Meaning(), Next: c.Next(), Where: whereTexts[c.Kind()]}
+}
+
+func catalogTextOf(c catalog.Code) codeText {
+	return codeText{Code: c.String(), Kind: catalogKindNames[c.Kind()], Meaning: c.Meaning(), Next: c.Next(), Where: catalogWhereTexts[c.Kind()]}
+}
+
+// allCodeTexts are every code's texts: the report's (SPEC §8), then cairn
+// catalog's.
+func allCodeTexts() []codeText {
+	var all []codeText
+	for _, k := range audit.Codes() {
+		all = append(all, textOf(k))
+	}
+	for _, k := range catalog.Codes() {
+		all = append(all, catalogTextOf(k))
+	}
+	return all
+}
+
+// lookupCode finds a code of either vocabulary by its name.
+func lookupCode(name string) (codeText, bool) {
+	if c, ok := audit.ParseCode(name); ok {
+		return textOf(c), true
+	}
+	if c, ok := catalog.ParseCode(name); ok {
+		return catalogTextOf(c), true
+	}
+	return codeText{}, false
 }
 
 func (c *explainCmd) Run(e *env) error {
 	if c.List {
-		var all []codeText
-		for _, k := range audit.Codes() {
-			all = append(all, textOf(k))
-		}
+		all := allCodeTexts()
 		if c.JSON {
 			writeJSON(e.stdout, all)
 			return nil
@@ -68,7 +102,7 @@ func (c *explainCmd) Run(e *env) error {
 		fmt.Fprintln(e.stderr, "Run 'cairn explain --help' for usage.")
 		return statusError(2)
 	}
-	code, ok := audit.ParseCode(strings.ToLower(c.Code))
+	t, ok := lookupCode(strings.ToLower(c.Code))
 	if !ok {
 		// The unknown word is not repeated: it is the caller's text. The
 		// suggestions are codes, chosen by their distance to it.
@@ -76,7 +110,6 @@ func (c *explainCmd) Run(e *env) error {
 		fmt.Fprintln(e.stderr, "Run 'cairn explain --list' for every code.")
 		return statusError(2)
 	}
-	t := textOf(code)
 	if c.JSON {
 		writeJSON(e.stdout, t)
 		return nil
@@ -97,8 +130,8 @@ func nearestCodes(s string, n int) []string {
 		d, i int
 	}
 	var all []scored
-	for i, c := range audit.Codes() {
-		all = append(all, scored{c.String(), distance(s, c.String()), i})
+	for i, c := range allCodeTexts() {
+		all = append(all, scored{c.Code, distance(s, c.Code), i})
 	}
 	slices.SortFunc(all, func(a, b scored) int {
 		if a.d != b.d {
@@ -121,4 +154,11 @@ var whereTexts = map[audit.Kind]string{
 	audit.KindFail:          "the report's findings give the line or event of the call that decided it",
 	audit.KindInformational: "the report's findings give the line or event of the call",
 	audit.KindUsage:         "the one stderr line names the member of the catalog (catalog.tools[3].search.scope.kind); no report is printed",
+}
+
+// catalogWhereTexts say where cairn catalog shows what a code was about.
+var catalogWhereTexts = map[catalog.CodeKind]string{
+	catalog.KindToolsList: "cairn catalog check prints it (derive: on stderr) with the member of the tools/list file (tools_list.result.tools[3].annotations.readOnlyHint), never its content",
+	catalog.KindFinding:   "cairn catalog check prints it with the tool's position in the catalog (catalog.tools[2]) or in the tools/list file (tools_list.result.tools[5]), never its name",
+	catalog.KindDerive:    "cairn catalog derive prints it on stderr with the tool's position in the tools/list file, or which --search (0-based), never its name",
 }

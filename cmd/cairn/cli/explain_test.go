@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/audit/catalog"
 )
 
 func runCapture(args []string, env map[string]string) (int, string, string) {
@@ -25,6 +26,23 @@ func TestExplainEveryCode(t *testing.T) {
 		if !strings.HasPrefix(out, c.String()+" (") || !strings.Contains(out, c.Meaning()) || !strings.Contains(out, c.Next()) {
 			t.Errorf("explain %s: got %q, want the code, its meaning and next step", c, out)
 		}
+	}
+}
+
+// TestExplainCatalogCodes: cairn explain knows the codes of cairn catalog
+// (SPEC §16.5), which are not report codes, with their kind and where.
+func TestExplainCatalogCodes(t *testing.T) {
+	for _, c := range catalog.Codes() {
+		status, out, errOut := runCapture([]string{"explain", strings.ToUpper(c.String())}, nil)
+		want := c.String() + " (" + catalogKindNames[c.Kind()] + ")\n  meaning: " + c.Meaning() + "\n  next:    " + c.Next() +
+			"\n  where:   " + catalogWhereTexts[c.Kind()] + "\n"
+		if status != 0 || errOut != "" || out != want || catalogKindNames[c.Kind()] == "" || catalogWhereTexts[c.Kind()] == "" {
+			t.Errorf("explain %s: exit %d, %q, stderr %q; want\n%s", c, status, out, errOut, want)
+		}
+	}
+	_, _, errOut := runCapture([]string{"explain", "tool_not_on_srever"}, nil)
+	if !strings.Contains(errOut, "the nearest codes are: tool_not_on_server,") {
+		t.Errorf("explain of a misspelled catalog code: %q", errOut)
 	}
 }
 
@@ -49,16 +67,29 @@ func TestExplainForms(t *testing.T) {
 	if status != 0 || upper != lower {
 		t.Errorf("explain TURN_Failed: exit %d, %q; want the text of turn_failed", status, upper)
 	}
+	// Every code: the report's, then cairn catalog's (not report codes).
+	type code interface {
+		String() string
+		Meaning() string
+		Next() string
+	}
+	var codes []code
+	for _, c := range audit.Codes() {
+		codes = append(codes, c)
+	}
+	for _, c := range catalog.Codes() {
+		codes = append(codes, c)
+	}
 	status, list, _ := runCapture([]string{"explain", "--list"}, nil)
-	if status != 0 || strings.Count(list, "\n") != len(audit.Codes()) {
+	if status != 0 || strings.Count(list, "\n") != len(codes) {
 		t.Errorf("explain --list: exit %d, %d lines; want one per code", status, strings.Count(list, "\n"))
 	}
 	status, js, _ := runCapture([]string{"explain", "--list", "--json"}, nil)
 	var all []map[string]string
-	if err := json.Unmarshal([]byte(js), &all); status != 0 || err != nil || len(all) != len(audit.Codes()) {
+	if err := json.Unmarshal([]byte(js), &all); status != 0 || err != nil || len(all) != len(codes) {
 		t.Fatalf("explain --list --json: exit %d, %v, %d entries", status, err, len(all))
 	}
-	for i, c := range audit.Codes() {
+	for i, c := range codes {
 		if all[i]["code"] != c.String() || all[i]["meaning"] != c.Meaning() || all[i]["next"] != c.Next() {
 			t.Errorf("explain --list --json entry %d: %v, want %s", i, all[i], c)
 		}

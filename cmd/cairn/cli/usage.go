@@ -67,6 +67,12 @@ const (
 	usageReportsTerminal              // eval summarize reading a terminal
 	usageBadMemoryServer              // --memory-server not 1 to 16 distinct server names
 	usageTwoCatalogs                  // --catalog and --catalog-file together
+	usageShowWhich                    // catalog show without NAME or --file, or with both
+	usageCheckWhich                   // catalog check without PATH or --catalog, or with both
+	usageDeriveMissing                // catalog derive without one of its four flags
+	usageBadCatalogName               // derive's --name not NAME/N, or a built-in's
+	usageBadServer                    // derive's --server not 1 to 16 distinct server names
+	usageBadSearch                    // derive's --search not TOOL=SCOPE of distinct tools
 )
 
 // usageRefusal is a Validate error that names its fixed text: the
@@ -148,6 +154,18 @@ func (p usageProblem) text() string {
 		return "--catalog and --catalog-file cannot be used together"
 	case usageBadMemoryServer:
 		return "--memory-server takes up to 16 distinct names of letters, digits, _ and - (at most 64 each), one a flag"
+	case usageShowWhich:
+		return "give a built-in catalog's NAME or --file PATH, one of them"
+	case usageCheckWhich:
+		return "give a catalog file's PATH or --catalog NAME, one of them"
+	case usageDeriveMissing:
+		return "catalog derive needs --tools-list FILE, --name NAME/N, --server NAME and --search TOOL=SCOPE"
+	case usageBadCatalogName:
+		return "--name takes NAME/N: up to 64 lower-case letters, digits, ., _ and - (the first a letter or digit), a slash and a version of 1 to 4 digits; not a built-in catalog's name"
+	case usageBadServer:
+		return "--server takes up to 16 distinct names of letters, digits, _ and - (at most 64 each), one a flag"
+	case usageBadSearch:
+		return "--search takes TOOL=SCOPE, one tool a flag, SCOPE one of instance, eq:ARG=VALUE, prefix:ARG=PREFIX or present:ARG (ARG of letters, digits, _, . and -; VALUE and PREFIX of 1 to 256 characters)"
 	}
 	return usageGenericText
 }

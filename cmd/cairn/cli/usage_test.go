@@ -47,7 +47,7 @@ func TestUsageText(t *testing.T) {
 		help string
 	}{
 		{"eval alone", []string{"eval"}, "missing command; give one of protocol, batch, summarize", eval},
-		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, explain, version, completion, help", root},
+		{"unknown command", []string{"Frobnicate"}, "unknown command; give one of eval, catalog, explain, version, completion, help", root},
 		{"command typo", []string{"explian", "x"}, "unknown command; did you mean explain?", root},
 		{"command case", []string{"VERSION"}, "unknown command; did you mean version?", root},
 		{"unknown subcommand", []string{"eval", "Secret"}, "unknown command; give one of protocol, batch, summarize", eval},
@@ -138,16 +138,19 @@ type usageCase struct {
 	usage bool // a usage error: two fixed lines on stderr, nothing on stdout
 }
 
-func usageCases() []usageCase {
-	a := func(args ...string) func(string) []string {
-		return func(c string) []string {
-			out := make([]string, len(args))
-			for i, s := range args {
-				out[i] = strings.ReplaceAll(s, "C", c)
-			}
-			return out
+// withCanary is a command line whose every C the canary replaces.
+func withCanary(args ...string) func(string) []string {
+	return func(c string) []string {
+		out := make([]string, len(args))
+		for i, s := range args {
+			out[i] = strings.ReplaceAll(s, "C", c)
 		}
+		return out
 	}
+}
+
+func usageCases() []usageCase {
+	a := withCanary
 	u := func(name string, args func(string) []string) usageCase {
 		return usageCase{name: name, args: args, gate: "1", exit: 2, usage: true}
 	}
@@ -238,6 +241,14 @@ func TestUsageNoArgumentLeak(t *testing.T) {
 	cases := usageCases()
 	corpus := usageCorpus(cases)
 	g := &canaryGen{r: rand.New(rand.NewPCG(20261201, 2)), corpus: corpus}
+	runUsageCanaries(t, cases, g, n)
+}
+
+// runUsageCanaries runs every case with n canaries from g: neither stdout
+// nor stderr may hold a piece of the canary, the exit is the case's, and
+// a usage error's two lines are the same whatever the canary.
+func runUsageCanaries(t *testing.T, cases []usageCase, g *canaryGen, n int) {
+	t.Helper()
 	fixed := map[string]string{}
 	for i := range n {
 		c := g.next(i)
