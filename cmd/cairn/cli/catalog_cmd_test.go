@@ -245,10 +245,12 @@ func TestGuideNamesCatalogCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n## 22. Your memory server\n")
-	if !ok {
-		t.Fatal("docs/guide.md has no section 22. Your memory server")
+	// The section by its title, whatever its number.
+	i := strings.Index(string(b), ". Your memory server\n")
+	if i < 0 {
+		t.Fatal("docs/guide.md has no section Your memory server")
 	}
+	section, _, _ := strings.Cut(string(b)[i:], "\n## ")
 	exit := map[catalog.CodeKind]string{catalog.KindToolsList: "2", catalog.KindFinding: "1", catalog.KindDerive: "2"}
 	for _, c := range catalog.Codes() {
 		if row := "| `" + c.String() + "` | " + exit[c.Kind()] + " | "; !strings.Contains(section, row) {
