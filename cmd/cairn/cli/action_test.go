@@ -331,7 +331,7 @@ func TestGitHubAction(t *testing.T) {
 		{name: "four inputs, a glob and blank lines",
 			files:  map[string]string{"a-cnry.jsonl": pass, "runs/x/b-cnry.jsonl": fail, "runs/c-cnry.jsonl": inconclusive, "runs/x/d-cnry.jsonl": ""},
 			inputs: codex("a-cnry.jsonl\n\n  runs/**/*.jsonl  \n", "fail-on", "fail"),
-			exit:   1, status: "invalid", stdout: "cairn: 4 inputs: pass 1, fail 1, inconclusive 1, invalid 1 (exit 2)",
+			exit:   1, status: "invalid", stdout: "cairn: 4 inputs: pass 1, fail 1, inconclusive 1, invalid 1 (exit 1)",
 			direct: []string{"a-cnry.jsonl", "runs/c-cnry.jsonl", "runs/x/b-cnry.jsonl", "runs/x/d-cnry.jsonl"}},
 		{name: "a Claude Code stream as codex-jsonl: the hint, once", files: map[string]string{"claude-cnry.jsonl": "testdata/controls/protocol-claude.jsonl"}, inputs: codex("claude-cnry.jsonl"),
 			exit: 3, status: "inconclusive", direct: []string{"claude-cnry.jsonl"},
@@ -424,7 +424,11 @@ func TestGitHubAction(t *testing.T) {
 					paths = append(paths, filepath.Join(ws, p))
 				}
 				env := map[string]string{"CAIRN_EVAL": "1"}
-				_, github, _ := runCapture(append(append(args, "--output", "github"), paths...), env)
+				gargs := append(args[:len(args):len(args)], "--output", "github")
+				if f := tc.inputs["fail-on"]; f != "" {
+					gargs = append(gargs, "--fail-on", f)
+				}
+				_, github, _ := runCapture(append(gargs, paths...), env)
 				if res.stdout != github {
 					t.Errorf("stdout\n%s\nwant what cairn eval batch --output github prints\n%s", res.stdout, github)
 				}

@@ -116,7 +116,6 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	default:
 		doc, _ = openDocument(e, output, c.Report.SARIFURI)
 		doc.input(1, rep)
-		doc.Close()
 	}
 	// The stderr line says it again, unless the human report already did
 	// on the same terminal.
@@ -128,7 +127,7 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	}
 	status := c.Report.exitCode(rep.Status)
 	if doc != nil {
-		status = doc.finish(e, status)
+		status = doc.end(e, status, nil)
 	}
 	return statusError(status)
 }

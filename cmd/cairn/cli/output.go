@@ -189,8 +189,24 @@ func (d *document) input(pos int, rep *audit.Report) {
 	d.Input(in)
 }
 
+// end closes the document of a run whose process would exit with
+// status, stop saying why it ended before its last input (nil: it did
+// not), and returns the process's exit status. A summary that could not
+// be written is a stop too, and the one fixed line on stderr: like
+// stdout, a report not delivered is exit 2, whatever the audit said.
+func (d *document) end(e *env, status int, stop *cireport.Stop) int {
+	if d.failed && stop == nil {
+		stop = stopSummaryFailed.stop()
+	}
+	if stop != nil {
+		status = 2
+	}
+	d.Close(status, stop)
+	return d.finish(e, status)
+}
+
 // finish closes the summary; a summary that could not be written is the
-// one fixed line on stderr and exit 2, whatever the audit said.
+// one fixed line on stderr and exit 2.
 func (d *document) finish(e *env, status int) int {
 	if d.summary != nil {
 		if err := d.summary.Close(); err != nil {

@@ -70,8 +70,7 @@ func (g *githubWriter) row(in Input) {
 	}
 	if g.totals.inputs == 1 {
 		g.summaryHead()
-		io.WriteString(g.summary, "| input | format | status | "+strings.Join(checkNames, " | ")+" |\n")
-		io.WriteString(g.summary, "| ---: | --- | --- |"+strings.Repeat(" --- |", len(checkNames))+"\n")
+		g.tableHead()
 	}
 	if g.totals.inputs > MaxSummaryRows {
 		return
@@ -99,19 +98,39 @@ func (g *githubWriter) summaryHead() {
 	io.WriteString(g.summary, "### cairn: project-memory audit\n\n")
 }
 
-func (g *githubWriter) Close() {
-	fmt.Fprintf(g.w, "cairn: %s\n", g.totals.text())
+func (g *githubWriter) tableHead() {
+	io.WriteString(g.summary, "| input | format | status | "+strings.Join(checkNames, " | ")+" |\n")
+	io.WriteString(g.summary, "| ---: | --- | --- |"+strings.Repeat(" --- |", len(checkNames))+"\n")
+}
+
+// Close writes the totals line; a run that stopped early first gets an
+// ::error naming the stop's code, and a row of the summary that says it.
+func (g *githubWriter) Close(exit int, stop *Stop) {
+	if stop != nil {
+		g.command("error", "cairn: stopped early: "+stop.Code, "the run did not complete: "+stop.line())
+	}
+	fmt.Fprintf(g.w, "cairn: %s\n", g.totals.text(exit, stop))
 	if g.summary == nil {
 		return
 	}
 	if g.totals.inputs == 0 {
 		g.summaryHead()
+		if stop != nil {
+			g.tableHead()
+		}
+	}
+	if stop != nil {
+		cells := []string{"stopped", "", "stopped early: `" + stop.Code + "`: " + stop.Text}
+		for range checkNames {
+			cells = append(cells, "")
+		}
+		io.WriteString(g.summary, "| "+strings.Join(cells, " | ")+" |\n")
 	}
 	if n := g.totals.inputs - MaxSummaryRows; n > 0 {
 		fmt.Fprintf(g.summary, "\n%d more inputs are not listed here; the annotations and the totals count them.\n", n)
 	}
 	fmt.Fprintf(g.summary, "\n%s. Not certified: %s. What each code means: [docs/codes.md](%s).\n\n",
-		capitalize(g.totals.text()), "`"+strings.Join(codeNames(g.limits), "`, `")+"`", CodesURL)
+		capitalize(g.totals.text(exit, stop)), "`"+strings.Join(codeNames(g.limits), "`, `")+"`", CodesURL)
 }
 
 // Disabled: one warning, and the summary says that nothing was audited.

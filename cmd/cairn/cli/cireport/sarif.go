@@ -89,16 +89,24 @@ type sarifResultBag struct {
 }
 
 type sarifNotification struct {
-	Level   string    `json:"level"`
-	Message sarifText `json:"message"`
+	Level      string          `json:"level"`
+	Message    sarifText       `json:"message"`
+	Descriptor *sarifReference `json:"descriptor,omitempty"`
+}
+
+// sarifReference names a notification's fixed code.
+type sarifReference struct {
+	ID string `json:"id"`
 }
 
 type sarifInvocation struct {
 	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ExitCode                   int                 `json:"exitCode"`
 	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
 }
 
-// sarifRunBag is the run's property bag: the totals of the inputs.
+// sarifRunBag is the run's property bag: the totals of the inputs, and
+// the process's exit code.
 type sarifRunBag struct {
 	Inputs      int            `json:"inputs"`
 	Statuses    map[string]int `json:"statuses"`
@@ -272,15 +280,21 @@ func (s *sarifWriter) end(inv sarifInvocation, enabled bool, inputs int) {
 	for _, st := range []audit.Status{audit.StatusPass, audit.StatusFail, audit.StatusInconclusive, audit.StatusInvalid} {
 		bag.Statuses[string(st)] = s.totals.by[st]
 	}
-	if s.totals.inputs > 0 {
-		bag.ExitCode = s.totals.worst.ExitCode()
-	}
+	bag.ExitCode = inv.ExitCode
 	io.WriteString(s.w, sarifMemberIndent+"\"properties\": "+indent(bag, sarifMemberIndent)+"\n")
 	io.WriteString(s.w, sarifRunIndent+"}\n  ]\n}\n")
 }
 
-func (s *sarifWriter) Close() {
-	s.end(sarifInvocation{ExecutionSuccessful: true}, true, s.totals.inputs)
+// Close: a run that stopped early is no successful execution, and its
+// invocation's notification names the stop's code.
+func (s *sarifWriter) Close(exit int, stop *Stop) {
+	inv := sarifInvocation{ExecutionSuccessful: stop == nil, ExitCode: exit}
+	if stop != nil {
+		inv.ToolExecutionNotifications = []sarifNotification{{Level: "error",
+			Message:    sarifText{"the run did not complete: " + stop.line()},
+			Descriptor: &sarifReference{ID: stop.Code}}}
+	}
+	s.end(inv, true, s.totals.inputs)
 }
 
 // Disabled: no result, and an invocation that says nothing was audited.
