@@ -124,13 +124,19 @@ func (f *failOnFlag) Decode(ctx *kong.DecodeContext) error {
 func (f failOnFlag) has(st audit.Status) bool { return oneOf(string(st), f) }
 
 // sarifURIFlag is --sarif-uri, given once per input: eval batch's i-th
-// names its i-th PATH.
+// names its i-th PATH. A value that is not a URI reference (RFC 3986: a
+// path with a space, a # that is not a fragment, a non-ASCII letter) is
+// one fixed usage line: cairn no longer mends it, since a mended path can
+// name another file (run#2.jsonl is run, fragment 2).
 type sarifURIFlag []string
 
 func (f *sarifURIFlag) Decode(ctx *kong.DecodeContext) error {
 	var s string
 	if err := ctx.Scan.PopValueInto("URI", &s); err != nil {
 		return err
+	}
+	if !cireport.IsURIReference(s) {
+		return usageRefusal(usageBadSARIFURI)
 	}
 	*f = append(*f, s)
 	return nil
@@ -156,7 +162,8 @@ const summaryFailedText = "cairn: error: could not append to the file GITHUB_STE
 // the commands print themselves.
 func openDocument(e *env, format string, uris []string) (d *document, ok bool) {
 	d = &document{uris: uris}
-	opts := cireport.Options{Version: version()}
+	b := readBuild()
+	opts := cireport.Options{Version: b.Version, Revision: b.Revision, Modified: b.Modified}
 	if format == "github" {
 		if path := e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)

@@ -63,6 +63,7 @@ const (
 	usageNullWithoutList              // --null without --paths-from
 	usageRepeatedList                 // --paths-from given twice
 	usageSARIFURIList                 // --sarif-uri with --paths-from
+	usageBadSARIFURI                  // --sarif-uri not an RFC 3986 URI reference
 	usageListTerminal                 // --paths-from - with a terminal on stdin
 	usageReportsTerminal              // eval summarize reading a terminal
 )
@@ -138,6 +139,8 @@ func (p usageProblem) text() string {
 		return "flag --paths-from was given more than once; give one list"
 	case usageSARIFURIList:
 		return "flag --sarif-uri names PATH arguments; it cannot be given with --paths-from"
+	case usageBadSARIFURI:
+		return "flag --sarif-uri takes a URI reference (RFC 3986); percent-encode a path's spaces, #, ?, % and non-ASCII bytes (run%232.jsonl for run#2.jsonl)"
 	case usageListTerminal:
 		return "standard input is a terminal; pipe the list of paths into cairn or give --paths-from a file"
 	case usageReportsTerminal:

@@ -34,8 +34,12 @@ type Input struct {
 // Options describe the run. Nothing in them tells eval protocol from a
 // batch of one: the document of one input is the same from either.
 type Options struct {
-	// Version is cairn's version, SARIF's tool version.
-	Version string
+	// Version is cairn's version (cairn version's), and Revision and
+	// Modified its VCS stamp when known: SARIF's tool version
+	// (ToolVersion).
+	Version  string
+	Revision string
+	Modified bool
 	// Summary, when not nil, is where the github format appends its
 	// Markdown table (the file GITHUB_STEP_SUMMARY names).
 	Summary io.Writer
