@@ -556,7 +556,32 @@ func validateGitHub(t *testing.T, name string, out, summary []byte, ins []ciInpu
 			}
 		}
 	}
+	// GitHub shows 10 annotations of each level a step: the commands past
+	// 10 errors, 10 warnings or 9 notices are counted in one last notice.
+	var shown []string
+	printed, left := map[string]int{}, map[string]int{}
+	for _, w := range want {
+		level, _, _ := strings.Cut(w, " ")
+		room := cireport.MaxAnnotations
+		if level == "notice" {
+			room--
+		}
+		if printed[level] >= room {
+			left[level]++
+			continue
+		}
+		printed[level]++
+		shown = append(shown, w)
+	}
+	want = shown
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if n := left["error"] + left["warning"] + left["notice"]; n > 0 {
+		if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], fmt.Sprintf("::notice title=cairn%%3A %d more finding", n)) ||
+			!strings.Contains(lines[len(lines)-2], fmt.Sprintf("%d more errors, %d more warnings and %d more notices are not annotated here", left["error"], left["warning"], left["notice"])) {
+			return fmt.Errorf("%s: no notice of the %d findings not annotated (%v):\n%s", name, n, left, out)
+		}
+		lines = append(lines[:len(lines)-2], lines[len(lines)-1])
+	}
 	if len(lines) != len(want)+1 {
 		return fmt.Errorf("%s: %d lines, want %d commands and the totals:\n%s", name, len(lines), len(want), out)
 	}

@@ -226,3 +226,65 @@ func TestBatchStoppedBySignal(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHubAnnotationCap: GitHub shows 10 annotations of each level a
+// step and drops the rest unseen (SPEC §14.1 v4). A batch of 30 inputs
+// (which printed 60 commands before) prints at most 10 ::error and 10
+// ::warning lines, then one ::notice that counts the others; informational
+// notices stop at 9; the step summary still lists every input, past the
+// 1,000 rows it once stopped at.
+func TestGitHubAnnotationCap(t *testing.T) {
+	fail := mustAbs(t, "../../../testdata/codex/real/0.171.0/shell-first.jsonl")      // an ::error and a ::warning
+	inconclusive := mustAbs(t, "../../../testdata/codex/real/0.171.0/http-400.jsonl") // three ::warning
+	store := mustAbs(t, "../../../testdata/codex/real/0.171.0/memory-store.jsonl")    // an ::error, or a ::notice with --capture-authorized
+	pass := mustAbs(t, "../../../testdata/controls/protocol-codex.jsonl")
+	count := func(out, prefix string) int {
+		return len(regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(prefix)).FindAllString(out, -1))
+	}
+	var paths []string
+	for range 10 {
+		paths = append(paths, fail, inconclusive, store)
+	}
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := map[string]string{"CAIRN_EVAL": "1", "GITHUB_STEP_SUMMARY": summary}
+	code, out, _ := runCapture(append([]string{"eval", "batch", "--format", "codex-jsonl", "--output", "github"}, paths...), env)
+	written, _ := os.ReadFile(summary)
+	if code != 1 || count(out, "::error ") != 10 || count(out, "::warning ") != 10 || count(out, "::notice ") != 1 ||
+		!strings.Contains(out, "::notice title=cairn%3A 40 more findings not annotated::GitHub shows 10 annotations of each level a step: 10 more errors, 30 more warnings and 0 more notices are not annotated here; the step summary lists every input") ||
+		count(string(written), "| ") != 32 {
+		t.Errorf("30 inputs: exit %d, %d errors, %d warnings, %d notices, %d summary rows; want 1, 10, 10, the one notice of 40 more, 30 rows and the head:\n%s",
+			code, count(out, "::error "), count(out, "::warning "), count(out, "::notice "), count(string(written), "| ")-2, out)
+	}
+
+	// Informational notices: 9, and the one that counts the 6 others.
+	var stores []string
+	for range 15 {
+		stores = append(stores, store)
+	}
+	_, out, _ = runCapture(append([]string{"eval", "batch", "--format", "codex-jsonl", "--output", "github", "--capture-authorized"}, stores...), map[string]string{"CAIRN_EVAL": "1"})
+	if count(out, "::notice ") != 10 || !strings.Contains(out, "::notice title=cairn%3A 6 more findings not annotated::GitHub shows 10 annotations of each level a step: 0 more errors, 0 more warnings and 6 more notices are not annotated here; the report (--output json or sarif) lists them all") {
+		t.Errorf("15 informational notices: want 9 and the one of 6 more:\n%s", out)
+	}
+
+	// A stop when the errors are full: the counting notice names it.
+	list := filepath.Join(t.TempDir(), "list")
+	if err := os.WriteFile(list, []byte(strings.Repeat(fail+"\n", 10)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = runCapture([]string{"eval", "batch", "--format", "codex-jsonl", "--output", "github", "--paths-from", list}, map[string]string{"CAIRN_EVAL": "1"})
+	if count(out, "::error ") != 10 || !strings.Contains(out, "::notice title=cairn%3A 0 more findings not annotated; stopped early%3A list_entry_empty::") {
+		t.Errorf("a stop after 10 errors: want 10 errors and a notice naming the stop:\n%s", out)
+	}
+
+	// Every input in the summary: 1,001 passing inputs.
+	many := make([]string, 1001)
+	for i := range many {
+		many[i] = pass
+	}
+	os.Remove(summary)
+	_, _, _ = runCapture(append([]string{"eval", "batch", "--format", "codex-jsonl", "--output", "github"}, many...), env)
+	written, _ = os.ReadFile(summary)
+	if rows := count(string(written), "| ") - 2; rows != 1001 || !strings.Contains(string(written), "| 1001 | codex-jsonl | pass (exit 0) |") {
+		t.Errorf("1,001 inputs: the summary lists %d", rows)
+	}
+}
