@@ -5,6 +5,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,6 +292,8 @@ type actionCase struct {
 	direct  []string // the inputs in the order cairn must get them
 	noSARIF bool     // the run writes no SARIF file
 	uris    bool     // the SARIF file names the inputs by their paths
+	sarif   string   // where the SARIF file is, from the workspace (cairn.sarif when "")
+	uri     string   // a URI the SARIF file must hold
 }
 
 func TestGitHubAction(t *testing.T) {
@@ -346,9 +349,28 @@ func TestGitHubAction(t *testing.T) {
 			exit: 0, status: "pass", direct: []string{"pass-cnry.jsonl"}, noSARIF: true},
 		{name: "an unknown format", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: map[string]string{"format": "cnry-format", "paths": "pass-cnry.jsonl", "cairn": "cairn"},
 			exit: 2, status: "error", noSARIF: true,
+			stdout: "::error title=cairn::usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, trajectory",
 			stderr: "cairn: usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, trajectory\nRun 'cairn eval batch --help' for usage.\n"},
-		{name: "a pattern that matches nothing", inputs: codex("pass-cnry.jsonl\nruns/*.cnry"),
-			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths matches no file", noSARIF: true},
+		{name: "a pattern that matches nothing", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl\nruns/*.cnry"),
+			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths names no file (a path that does not exist, or a pattern that matches nothing)", noSARIF: true},
+		// SPEC §14.1 v4: a listed path that does not exist is an error of
+		// the inputs, like a pattern that matches nothing, whatever fail-on.
+		{name: "a path that does not exist, fail-on fail", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl\nmissing-cnry.jsonl", "fail-on", "fail"),
+			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths names no file (a path that does not exist, or a pattern that matches nothing)", noSARIF: true},
+		// An invalid fail-on or format is status error, never fail, with
+		// cairn's own fixed line as the annotation.
+		{name: "an invalid fail-on", files: map[string]string{"fail-cnry.jsonl": fail}, inputs: codex("fail-cnry.jsonl", "fail-on", "fail,cnry"),
+			exit: 2, status: "error", noSARIF: true,
+			stdout: "::error title=cairn::usage error: flag --fail-on takes a comma-separated list of fail, inconclusive and invalid",
+			stderr: "cairn: usage error: flag --fail-on takes a comma-separated list of fail, inconclusive and invalid\nRun 'cairn eval batch --help' for usage.\n"},
+		{name: "sarif-file in a folder that does not exist", files: map[string]string{"fail-cnry.jsonl": fail}, inputs: codex("fail-cnry.jsonl", "sarif-file", "reports/x/cairn.sarif"),
+			exit: 1, status: "fail", direct: []string{"fail-cnry.jsonl"}, sarif: "reports/x/cairn.sarif"},
+		{name: "sarif-file that cannot be written", files: map[string]string{"fail-cnry.jsonl": fail, "reports": pass}, inputs: codex("fail-cnry.jsonl", "sarif-file", "reports/cairn.sarif"),
+			exit: 2, status: "error", stdout: "::error title=cairn::the input sarif-file names a file that cannot be written", noSARIF: true},
+		// sarif-uri: true names each file by its path percent-encoded, so
+		// that run#2.jsonl is that file, not run with a fragment.
+		{name: "sarif-uri, paths a URI must encode", files: map[string]string{"runs/run#2 cnry é.jsonl": fail, "runs/100%?.jsonl": pass}, inputs: codex("runs/run#2 cnry é.jsonl\nruns/100%?.jsonl", "sarif-uri", "true"),
+			exit: 1, status: "fail", direct: []string{"runs/run#2 cnry é.jsonl", "runs/100%?.jsonl"}, uris: true, uri: "runs/run%232%20cnry%20%C3%A9.jsonl"},
 		{name: "capture-authorized not a boolean", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl", "capture-authorized", "cnry"),
 			exit: 2, status: "error", stdout: "::error title=cairn::the input capture-authorized is true or false", noSARIF: true},
 		{name: "no paths", inputs: codex(" \n\n"),
@@ -391,7 +413,11 @@ func TestGitHubAction(t *testing.T) {
 			if res.stderr != tc.stderr {
 				t.Errorf("stderr %q, want %q", res.stderr, tc.stderr)
 			}
-			sarif := filepath.Join(ws, "cairn.sarif")
+			sarifFile := "cairn.sarif"
+			if tc.sarif != "" {
+				sarifFile = tc.sarif
+			}
+			sarif := filepath.Join(ws, sarifFile)
 			got, err := os.ReadFile(sarif)
 			switch {
 			case tc.noSARIF && err == nil:
@@ -402,8 +428,11 @@ func TestGitHubAction(t *testing.T) {
 				}
 			case err != nil:
 				t.Errorf("no SARIF file: %v", err)
-			case res.outputs["sarif-file"] != "cairn.sarif":
-				t.Errorf("output sarif-file %q, want cairn.sarif", res.outputs["sarif-file"])
+			case res.outputs["sarif-file"] != sarifFile:
+				t.Errorf("output sarif-file %q, want %s", res.outputs["sarif-file"], sarifFile)
+			}
+			if tc.uri != "" && !strings.Contains(string(got), `"uri": "`+tc.uri+`"`) {
+				t.Errorf("the SARIF file does not name %s", tc.uri)
 			}
 			if entries, _ := os.ReadDir(ws); tc.noSARIF {
 				for _, e := range entries {
@@ -436,7 +465,7 @@ func TestGitHubAction(t *testing.T) {
 					sargs := append(args, "--output", "sarif")
 					if tc.uris {
 						for _, p := range tc.direct {
-							sargs = append(sargs, "--sarif-uri="+p)
+							sargs = append(sargs, "--sarif-uri="+pathURI(p))
 						}
 					}
 					_, want, _ := runCapture(append(sargs, paths...), env)
@@ -454,6 +483,9 @@ func TestGitHubAction(t *testing.T) {
 			if !tc.uris {
 				printed += string(got)
 			}
+			if strings.HasPrefix(tc.stdout, "::error title=cairn::") && !strings.HasPrefix(res.stdout, "::error title=cairn::") {
+				t.Errorf("a refusal of the inputs is not the first annotation:\n%s", res.stdout)
+			}
 			if strings.Contains(strings.ToLower(printed), "cnry") || strings.Contains(printed, ws) {
 				t.Errorf("a path or an input value is printed:\n%s", printed)
 			}
@@ -461,6 +493,49 @@ func TestGitHubAction(t *testing.T) {
 				ciNoLeak(t, tc.name, vocab, inputs, []byte(printed))
 			}
 		})
+	}
+}
+
+// pathURI is a path as the action names it in SARIF: every byte but the
+// unreserved ones and / percent-encoded.
+func pathURI(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// TestGitHubActionShellcheck runs shellcheck (all severities, style
+// included) on each run: script of the action, as bash.
+func TestGitHubActionShellcheck(t *testing.T) {
+	shellcheck, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("no shellcheck: install Debian's shellcheck (.ci/run does where it can)")
+	}
+	a := readAction(t)
+	dir := t.TempDir()
+	n := 0
+	for _, st := range a.Runs.Steps {
+		if st.Run == "" {
+			continue
+		}
+		n++
+		script := filepath.Join(dir, fmt.Sprintf("step%d.sh", n))
+		if err := os.WriteFile(script, []byte("#!/usr/bin/env bash\n"+st.Run), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(shellcheck, "--severity=style", "--shell=bash", script).CombinedOutput(); err != nil {
+			t.Errorf("step %q: shellcheck: %v\n%s", st.Name, err, out)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the action has no run: script")
 	}
 }
 
