@@ -131,8 +131,15 @@ func grammar(root *kong.Node) []cmdNode {
 					c.values = append(c.values, choice{v, ""})
 				}
 			case p.Name == "code":
+				// What explain knows: the checks, the codes, the stop codes.
+				for _, ch := range checkTexts() {
+					c.values = append(c.values, choice{ch.Check, "check: " + ch.Checks})
+				}
 				for _, code := range audit.Codes() {
 					c.values = append(c.values, choice{code.String(), code.Meaning()})
+				}
+				for _, s := range stopCodes {
+					c.values = append(c.values, choice{s.code, s.meaning})
 				}
 			case p.Name == "command":
 				c.commands = true
