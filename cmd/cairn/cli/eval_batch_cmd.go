@@ -178,7 +178,7 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 		}
 		audited++
 		totals[rep.Status]++
-		hints.add(pos, rep.LooksLike())
+		hints.report(pos, rep)
 		if c.Report.fails(rep.Status) && rep.Status.Precedence() > failing.Precedence() {
 			failing = rep.Status
 		}

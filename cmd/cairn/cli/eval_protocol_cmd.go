@@ -125,6 +125,9 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if f := rep.LooksLike(); f != "" {
 		fmt.Fprintln(e.stderr, protocolHint(f))
 	}
+	if isPiSessionFile(rep) {
+		fmt.Fprintln(e.stderr, piSessionText)
+	}
 	status := c.Report.exitCode(rep.Status)
 	if doc != nil {
 		status = doc.end(e, status, nil)
