@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-audit/cairn/scripts/testbuild"
 )
 
 // TestReleaseSnapshot runs scripts/release.sh in snapshot mode into a
@@ -43,11 +45,15 @@ func TestReleaseSnapshot(t *testing.T) {
 	if !testing.Short() && host != "windows/amd64" {
 		targets = append(targets, "windows/amd64")
 	}
+	// Each run of release.sh builds the standard library with -trimpath
+	// for its targets, cold where the cache is empty: under the suite's
+	// build lock, with a deadline that kills its process group.
 	release := func(out string, targets ...string) {
 		t.Helper()
-		cmd := exec.Command(bash, "../release.sh", "-snapshot", "-targets", strings.Join(targets, ","), "-out", out, version)
+		ctx := testbuild.Context(t, testbuild.Deadline)
+		cmd := testbuild.Command(ctx, bash, "../release.sh", "-snapshot", "-targets", strings.Join(targets, ","), "-out", out, version)
 		cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH="+strconv.Itoa(epoch))
-		if b, err := cmd.CombinedOutput(); err != nil {
+		if b, err := testbuild.Run(t, ctx, cmd); err != nil {
 			t.Fatalf("release.sh: %v\n%s", err, b)
 		} else {
 			t.Logf("%s", b)

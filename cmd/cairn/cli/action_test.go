@@ -5,6 +5,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cairn-audit/cairn/scripts/testbuild"
 )
 
 // The GitHub Action (scripts/github-action/action.yml) is run here as the
@@ -90,6 +93,7 @@ type actionResult struct {
 
 // actionRunner runs the action once.
 type actionRunner struct {
+	ctx       context.Context // when not nil, each step's deadline (testbuild)
 	t         *testing.T
 	a         action
 	inputs    map[string]string
@@ -161,12 +165,19 @@ func (r *actionRunner) cond(expr string) bool {
 
 // runAction runs the action in workspace with the inputs given.
 func runAction(t *testing.T, a action, workspace string, given map[string]string) actionResult {
+	return runActionWithin(t, nil, a, workspace, given)
+}
+
+// runActionWithin is runAction with ctx ending each step: a step still
+// running then is killed with its process group (its go build included),
+// and t fails.
+func runActionWithin(t *testing.T, ctx context.Context, a action, workspace string, given map[string]string) actionResult {
 	t.Helper()
 	path, err := filepath.Abs(actionDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &actionRunner{t: t, a: a, inputs: map[string]string{}, steps: map[string]map[string]string{}, path: path, workspace: workspace}
+	r := &actionRunner{ctx: ctx, t: t, a: a, inputs: map[string]string{}, steps: map[string]map[string]string{}, path: path, workspace: workspace}
 	for name, v := range given {
 		if _, ok := a.Inputs[name]; !ok {
 			t.Fatalf("the action has no input %s", name)
@@ -219,6 +230,9 @@ func runAction(t *testing.T, a action, workspace string, given map[string]string
 			t.Fatal(err)
 		}
 		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		if ctx != nil {
+			cmd = testbuild.Command(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		}
 		cmd.Dir = workspace
 		if st.WorkingDirectory != "" {
 			cmd.Dir = r.expand(st.WorkingDirectory)
@@ -235,6 +249,9 @@ func runAction(t *testing.T, a action, workspace string, given map[string]string
 		}
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
+		if ctx != nil && ctx.Err() != nil {
+			t.Fatalf("step %q did not finish before its deadline (testbuild.Deadline): its process group was killed\nstdout:\n%s\nstderr:\n%s", st.Name, &stdout, &stderr)
+		}
 		if st.ID != "" {
 			r.steps[st.ID] = readOutputs(t, output)
 		}
@@ -555,7 +572,14 @@ func TestGitHubActionBuilds(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "run.jsonl"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := runAction(t, a, ws, map[string]string{"format": "codex-jsonl", "paths": "run.jsonl", "fail-on": "inconclusive"})
+	// The step's go build is a cold build of the standard library with
+	// -trimpath where the cache is empty: it takes the suite's build lock
+	// (the release test's host build compiles the same packages) and has
+	// a deadline that kills its process group.
+	ctx := testbuild.Context(t, testbuild.Deadline)
+	unlock := testbuild.Lock(t, ctx)
+	defer unlock()
+	res := runActionWithin(t, ctx, a, ws, map[string]string{"format": "codex-jsonl", "paths": "run.jsonl", "fail-on": "inconclusive"})
 	if want := []string{"Set up Go", "Build cairn", "Audit"}; !slices.Equal(res.steps, want) {
 		t.Errorf("steps run %q, want %q", res.steps, want)
 	}
