@@ -171,6 +171,9 @@ func multitoolFindings(t *testing.T, mt, config string, files []string) (finding
 // SARIF document of any outcome, and does on documents missing what it
 // asks for (the check is not vacuous).
 func TestSARIFMultitool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the SARIF multitool takes a minute")
+	}
 	mt := sarifMultitool(t)
 	config := mustAbs(t, "../../../testdata/sarif/multitool-github.xml")
 	b, err := os.ReadFile(config)
