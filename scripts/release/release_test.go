@@ -53,7 +53,7 @@ func TestReleaseSnapshot(t *testing.T) {
 		ctx := testbuild.Context(t, testbuild.Deadline)
 		cmd := testbuild.Command(ctx, bash, "../release.sh", "-snapshot", "-targets", strings.Join(targets, ","), "-out", out, version)
 		cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH="+strconv.Itoa(epoch))
-		if b, err := testbuild.Run(t, ctx, cmd); err != nil {
+		if b, err := testbuild.Run(t, ctx, "-trimpath CGO_ENABLED=0", cmd); err != nil {
 			t.Fatalf("release.sh: %v\n%s", err, b)
 		} else {
 			t.Logf("%s", b)

@@ -4,9 +4,9 @@
 // machine with an empty build cache: each such test gives its go command
 // a deadline of its own, and when it passes, the command's whole process
 // group is killed (a go build leaves compilers behind otherwise, running
-// after the test failed); the builds of all the suite's test processes
-// take one lock, one at a time, so that two packages never compile the
-// same standard library at once (the second finds the first's work in the
+// after the test failed); the builds of one configuration, across all
+// the suite's test processes, take one lock, one at a time, so that two
+// packages never compile the same standard library at once (the second finds the first's work in the
 // build cache); and a binary built for the tests (Cairn) is built once
 // for every test process of a go test run and of later runs of the same
 // source, not once per package.
@@ -67,11 +67,11 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 }
 
 // Run runs cmd, made by Command, holding the lock of the suite's builds
-// (Lock), and fails t when ctx ended first. It returns cmd's combined
-// output and error, as cmd.CombinedOutput does.
-func Run(t testing.TB, ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
+// of configuration config (Lock), and fails t when ctx ended first. It
+// returns cmd's combined output and error, as cmd.CombinedOutput does.
+func Run(t testing.TB, ctx context.Context, config string, cmd *exec.Cmd) ([]byte, error) {
 	t.Helper()
-	unlock := Lock(t, ctx)
+	unlock := Lock(t, ctx, config)
 	defer unlock()
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
@@ -81,14 +81,19 @@ func Run(t testing.TB, ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 	return out, err
 }
 
-// Lock takes the lock of the suite's builds, across test processes,
+// Lock takes the lock of the suite's builds of one configuration (a
+// name: "trimpath", "default", "GOOS=wasip1"), across test processes,
 // waiting at most until ctx ends (then t fails); unlock releases it.
-func Lock(t testing.TB, ctx context.Context) (unlock func()) {
+// Builds of one configuration compile the same packages: one after the
+// other, the second finds the first's in the build cache. Builds of
+// different ones share nothing and run side by side.
+func Lock(t testing.TB, ctx context.Context, config string) (unlock func()) {
 	t.Helper()
 	if err := os.MkdirAll(dir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir(), "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	sum := sha256.Sum256([]byte(config))
+	f, err := os.OpenFile(filepath.Join(dir(), "lock-"+hex.EncodeToString(sum[:6])), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +135,7 @@ func Cairn(t testing.TB, env ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock := Lock(t, ctx)
+	unlock := Lock(t, ctx, strings.Join(env, " "))
 	defer unlock()
 	name := "cairn"
 	for _, kv := range env {

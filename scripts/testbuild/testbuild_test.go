@@ -3,6 +3,8 @@
 package testbuild
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -56,8 +58,13 @@ func zombie(pid int) bool {
 // TestLockExcludes: while the lock is held, it cannot be taken again (on
 // another open file, as another process would), and it can once released.
 func TestLockExcludes(t *testing.T) {
-	unlock := Lock(t, Context(t, time.Minute))
-	f, err := os.OpenFile(filepath.Join(dir(), "lock"), os.O_RDWR, 0)
+	// A lock folder of its own: the suite's builds may hold theirs.
+	t.Setenv("TMPDIR", t.TempDir())
+	unlock := Lock(t, Context(t, time.Minute), "test")
+	other := Lock(t, Context(t, time.Minute), "another configuration")
+	other()
+	sum := sha256.Sum256([]byte("test"))
+	f, err := os.OpenFile(filepath.Join(dir(), "lock-"+hex.EncodeToString(sum[:6])), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

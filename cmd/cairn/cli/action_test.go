@@ -572,12 +572,11 @@ func TestGitHubActionBuilds(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "run.jsonl"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The step's go build is a cold build of the standard library with
-	// -trimpath where the cache is empty: it takes the suite's build lock
-	// (the release test's host build compiles the same packages) and has
-	// a deadline that kills its process group.
+	// The step's go build reuses the packages this test binary's build
+	// compiled (the same configuration): it links. It still takes the
+	// suite's build lock and has a deadline that kills its process group.
 	ctx := testbuild.Context(t, testbuild.Deadline)
-	unlock := testbuild.Lock(t, ctx)
+	unlock := testbuild.Lock(t, ctx, "") // testbuild.Cairn's native configuration
 	defer unlock()
 	res := runActionWithin(t, ctx, a, ws, map[string]string{"format": "codex-jsonl", "paths": "run.jsonl", "fail-on": "inconclusive"})
 	if want := []string{"Set up Go", "Build cairn", "Audit"}; !slices.Equal(res.steps, want) {
