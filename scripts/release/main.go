@@ -51,8 +51,14 @@ var targets = []string{
 	"windows/amd64", "windows/arm64",
 }
 
-// docs go into every archive beside the binary.
-var docs = []string{"LICENSE", "README.md"}
+// docs go into every archive beside the binary: their names there and
+// the files they are. The archive's README is its own, whose commands work
+// with the binary alone (the repository's needs a clone: go run,
+// testdata/).
+var docs = []struct{ name, path string }{
+	{"LICENSE", "LICENSE"},
+	{"README.md", "scripts/release/archive/README.md"},
+}
 
 // versionVar is where -ldflags -X stamps the version.
 const versionVar = "github.com/cairn-audit/cairn/cmd/cairn/cli.stampedVersion"
@@ -148,7 +154,7 @@ func run(args []string, stdout io.Writer) error {
 		}
 		files := []file{{bin, binPath, 0o755}}
 		for _, d := range docs {
-			files = append(files, file{d, d, 0o644})
+			files = append(files, file{d.name, d.path, 0o644})
 		}
 		slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
 		archive := name + ".tar.gz"

@@ -14,12 +14,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-audit/cairn/scripts/testbuild"
 )
 
 // TestReleaseSnapshot runs scripts/release.sh in snapshot mode into a
@@ -42,11 +45,15 @@ func TestReleaseSnapshot(t *testing.T) {
 	if !testing.Short() && host != "windows/amd64" {
 		targets = append(targets, "windows/amd64")
 	}
+	// Each run of release.sh builds the standard library with -trimpath
+	// for its targets, cold where the cache is empty: under the suite's
+	// build lock, with a deadline that kills its process group.
 	release := func(out string, targets ...string) {
 		t.Helper()
-		cmd := exec.Command(bash, "../release.sh", "-snapshot", "-targets", strings.Join(targets, ","), "-out", out, version)
+		ctx := testbuild.Context(t, testbuild.Deadline)
+		cmd := testbuild.Command(ctx, bash, "../release.sh", "-snapshot", "-targets", strings.Join(targets, ","), "-out", out, version)
 		cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH="+strconv.Itoa(epoch))
-		if b, err := cmd.CombinedOutput(); err != nil {
+		if b, err := testbuild.Run(t, ctx, "-trimpath CGO_ENABLED=0", cmd); err != nil {
 			t.Fatalf("release.sh: %v\n%s", err, b)
 		} else {
 			t.Logf("%s", b)
@@ -105,6 +112,7 @@ func TestReleaseSnapshot(t *testing.T) {
 		if err != nil || json.Unmarshal(got, &v) != nil || v.Version != version {
 			t.Errorf("cairn version --json: %q (%v), want version %s", got, err, version)
 		}
+		archiveReadme(t, bash, exe, member(t, archive, b, name+"/README.md"))
 	}
 	slices.Sort(names)
 	if got := slices.Sorted(maps.Keys(sums)); !slices.Equal(got, names) {
@@ -126,6 +134,74 @@ func TestReleaseSnapshot(t *testing.T) {
 		if sums[name] != sum {
 			t.Errorf("%s: built again, sha256 %s, first %s: not reproducible", name, sum, sums[name])
 		}
+	}
+}
+
+// archiveReadme runs the commands of the archive's README as a downloader
+// would, with bash in a folder that holds nothing but the binary: every
+// line of its sh blocks, but those that need an agent's CLI, must exit as
+// its comment says ("exit N"; none means 0); and no line needs a clone (go,
+// testdata/, scripts/, docs/).
+func archiveReadme(t *testing.T, bash, exe string, readme []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cairn"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exit := regexp.MustCompile(`exit (\d)`)
+	clone := regexp.MustCompile(`(^|[\s|;&(])(go (run|test|build|install)|\S*testdata/|scripts/|docs/)`)
+	agent := regexp.MustCompile(`^(codex|claude|gemini|pi|opencode) `)
+	ran, inBlock := 0, false
+	for _, line := range strings.Split(string(readme), "\n") {
+		switch {
+		case line == "```sh":
+			inBlock = true
+			continue
+		case strings.HasPrefix(line, "```"):
+			inBlock = false
+			continue
+		case !inBlock || strings.TrimSpace(line) == "":
+			continue
+		}
+		if clone.MatchString(line) {
+			t.Errorf("archive README: %q needs a clone", line)
+		}
+		if agent.MatchString(line) {
+			if !strings.Contains(line, "./cairn eval protocol --") {
+				t.Errorf("archive README: %q does not pipe into ./cairn", line)
+			}
+			continue
+		}
+		if !strings.HasPrefix(line, "./cairn ") && !strings.HasPrefix(line, "CAIRN_EVAL=1 ./cairn ") && !strings.HasPrefix(line, "printf ") {
+			t.Errorf("archive README: %q is not a command of the binary", line)
+			continue
+		}
+		want := 0
+		_, comment, _ := strings.Cut(line, "# ")
+		if m := exit.FindStringSubmatch(comment); m != nil {
+			want, _ = strconv.Atoi(m[1])
+		}
+		cmd := exec.Command(bash, "--noprofile", "--norc", "-c", line)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != want || len(out) == 0 && !strings.HasPrefix(line, "printf ") {
+			t.Errorf("archive README: %s: exit %d, want %d\n%s", line, code, want, out)
+		}
+		ran++
+	}
+	if ran < 8 {
+		t.Errorf("archive README: ran %d commands", ran)
 	}
 }
 

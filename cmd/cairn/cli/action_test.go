@@ -5,6 +5,8 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cairn-audit/cairn/scripts/testbuild"
 )
 
 // The GitHub Action (scripts/github-action/action.yml) is run here as the
@@ -89,6 +93,7 @@ type actionResult struct {
 
 // actionRunner runs the action once.
 type actionRunner struct {
+	ctx       context.Context // when not nil, each step's deadline (testbuild)
 	t         *testing.T
 	a         action
 	inputs    map[string]string
@@ -160,12 +165,19 @@ func (r *actionRunner) cond(expr string) bool {
 
 // runAction runs the action in workspace with the inputs given.
 func runAction(t *testing.T, a action, workspace string, given map[string]string) actionResult {
+	return runActionWithin(t, nil, a, workspace, given)
+}
+
+// runActionWithin is runAction with ctx ending each step: a step still
+// running then is killed with its process group (its go build included),
+// and t fails.
+func runActionWithin(t *testing.T, ctx context.Context, a action, workspace string, given map[string]string) actionResult {
 	t.Helper()
 	path, err := filepath.Abs(actionDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &actionRunner{t: t, a: a, inputs: map[string]string{}, steps: map[string]map[string]string{}, path: path, workspace: workspace}
+	r := &actionRunner{ctx: ctx, t: t, a: a, inputs: map[string]string{}, steps: map[string]map[string]string{}, path: path, workspace: workspace}
 	for name, v := range given {
 		if _, ok := a.Inputs[name]; !ok {
 			t.Fatalf("the action has no input %s", name)
@@ -218,6 +230,9 @@ func runAction(t *testing.T, a action, workspace string, given map[string]string
 			t.Fatal(err)
 		}
 		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		if ctx != nil {
+			cmd = testbuild.Command(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		}
 		cmd.Dir = workspace
 		if st.WorkingDirectory != "" {
 			cmd.Dir = r.expand(st.WorkingDirectory)
@@ -234,6 +249,9 @@ func runAction(t *testing.T, a action, workspace string, given map[string]string
 		}
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
+		if ctx != nil && ctx.Err() != nil {
+			t.Fatalf("step %q did not finish before its deadline (testbuild.Deadline): its process group was killed\nstdout:\n%s\nstderr:\n%s", st.Name, &stdout, &stderr)
+		}
 		if st.ID != "" {
 			r.steps[st.ID] = readOutputs(t, output)
 		}
@@ -291,6 +309,8 @@ type actionCase struct {
 	direct  []string // the inputs in the order cairn must get them
 	noSARIF bool     // the run writes no SARIF file
 	uris    bool     // the SARIF file names the inputs by their paths
+	sarif   string   // where the SARIF file is, from the workspace (cairn.sarif when "")
+	uri     string   // a URI the SARIF file must hold
 }
 
 func TestGitHubAction(t *testing.T) {
@@ -331,7 +351,7 @@ func TestGitHubAction(t *testing.T) {
 		{name: "four inputs, a glob and blank lines",
 			files:  map[string]string{"a-cnry.jsonl": pass, "runs/x/b-cnry.jsonl": fail, "runs/c-cnry.jsonl": inconclusive, "runs/x/d-cnry.jsonl": ""},
 			inputs: codex("a-cnry.jsonl\n\n  runs/**/*.jsonl  \n", "fail-on", "fail"),
-			exit:   1, status: "invalid", stdout: "cairn: 4 inputs: pass 1, fail 1, inconclusive 1, invalid 1 (exit 2)",
+			exit:   1, status: "invalid", stdout: "cairn: 4 inputs: pass 1, fail 1, inconclusive 1, invalid 1 (exit 1)",
 			direct: []string{"a-cnry.jsonl", "runs/c-cnry.jsonl", "runs/x/b-cnry.jsonl", "runs/x/d-cnry.jsonl"}},
 		{name: "a Claude Code stream as codex-jsonl: the hint, once", files: map[string]string{"claude-cnry.jsonl": "testdata/controls/protocol-claude.jsonl"}, inputs: codex("claude-cnry.jsonl"),
 			exit: 3, status: "inconclusive", direct: []string{"claude-cnry.jsonl"},
@@ -346,9 +366,28 @@ func TestGitHubAction(t *testing.T) {
 			exit: 0, status: "pass", direct: []string{"pass-cnry.jsonl"}, noSARIF: true},
 		{name: "an unknown format", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: map[string]string{"format": "cnry-format", "paths": "pass-cnry.jsonl", "cairn": "cairn"},
 			exit: 2, status: "error", noSARIF: true,
+			stdout: "::error title=cairn::usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, trajectory",
 			stderr: "cairn: usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, trajectory\nRun 'cairn eval batch --help' for usage.\n"},
-		{name: "a pattern that matches nothing", inputs: codex("pass-cnry.jsonl\nruns/*.cnry"),
-			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths matches no file", noSARIF: true},
+		{name: "a pattern that matches nothing", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl\nruns/*.cnry"),
+			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths names no file (a path that does not exist, or a pattern that matches nothing)", noSARIF: true},
+		// SPEC §14.1 v4: a listed path that does not exist is an error of
+		// the inputs, like a pattern that matches nothing, whatever fail-on.
+		{name: "a path that does not exist, fail-on fail", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl\nmissing-cnry.jsonl", "fail-on", "fail"),
+			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths names no file (a path that does not exist, or a pattern that matches nothing)", noSARIF: true},
+		// An invalid fail-on or format is status error, never fail, with
+		// cairn's own fixed line as the annotation.
+		{name: "an invalid fail-on", files: map[string]string{"fail-cnry.jsonl": fail}, inputs: codex("fail-cnry.jsonl", "fail-on", "fail,cnry"),
+			exit: 2, status: "error", noSARIF: true,
+			stdout: "::error title=cairn::usage error: flag --fail-on takes a comma-separated list of fail, inconclusive and invalid",
+			stderr: "cairn: usage error: flag --fail-on takes a comma-separated list of fail, inconclusive and invalid\nRun 'cairn eval batch --help' for usage.\n"},
+		{name: "sarif-file in a folder that does not exist", files: map[string]string{"fail-cnry.jsonl": fail}, inputs: codex("fail-cnry.jsonl", "sarif-file", "reports/x/cairn.sarif"),
+			exit: 1, status: "fail", direct: []string{"fail-cnry.jsonl"}, sarif: "reports/x/cairn.sarif"},
+		{name: "sarif-file that cannot be written", files: map[string]string{"fail-cnry.jsonl": fail, "reports": pass}, inputs: codex("fail-cnry.jsonl", "sarif-file", "reports/cairn.sarif"),
+			exit: 2, status: "error", stdout: "::error title=cairn::the input sarif-file names a file that cannot be written", noSARIF: true},
+		// sarif-uri: true names each file by its path percent-encoded, so
+		// that run#2.jsonl is that file, not run with a fragment.
+		{name: "sarif-uri, paths a URI must encode", files: map[string]string{"runs/run#2 cnry é.jsonl": fail, "runs/100%?.jsonl": pass}, inputs: codex("runs/run#2 cnry é.jsonl\nruns/100%?.jsonl", "sarif-uri", "true"),
+			exit: 1, status: "fail", direct: []string{"runs/run#2 cnry é.jsonl", "runs/100%?.jsonl"}, uris: true, uri: "runs/run%232%20cnry%20%C3%A9.jsonl"},
 		{name: "capture-authorized not a boolean", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl", "capture-authorized", "cnry"),
 			exit: 2, status: "error", stdout: "::error title=cairn::the input capture-authorized is true or false", noSARIF: true},
 		{name: "no paths", inputs: codex(" \n\n"),
@@ -391,7 +430,11 @@ func TestGitHubAction(t *testing.T) {
 			if res.stderr != tc.stderr {
 				t.Errorf("stderr %q, want %q", res.stderr, tc.stderr)
 			}
-			sarif := filepath.Join(ws, "cairn.sarif")
+			sarifFile := "cairn.sarif"
+			if tc.sarif != "" {
+				sarifFile = tc.sarif
+			}
+			sarif := filepath.Join(ws, sarifFile)
 			got, err := os.ReadFile(sarif)
 			switch {
 			case tc.noSARIF && err == nil:
@@ -402,8 +445,11 @@ func TestGitHubAction(t *testing.T) {
 				}
 			case err != nil:
 				t.Errorf("no SARIF file: %v", err)
-			case res.outputs["sarif-file"] != "cairn.sarif":
-				t.Errorf("output sarif-file %q, want cairn.sarif", res.outputs["sarif-file"])
+			case res.outputs["sarif-file"] != sarifFile:
+				t.Errorf("output sarif-file %q, want %s", res.outputs["sarif-file"], sarifFile)
+			}
+			if tc.uri != "" && !strings.Contains(string(got), `"uri": "`+tc.uri+`"`) {
+				t.Errorf("the SARIF file does not name %s", tc.uri)
 			}
 			if entries, _ := os.ReadDir(ws); tc.noSARIF {
 				for _, e := range entries {
@@ -424,7 +470,11 @@ func TestGitHubAction(t *testing.T) {
 					paths = append(paths, filepath.Join(ws, p))
 				}
 				env := map[string]string{"CAIRN_EVAL": "1"}
-				_, github, _ := runCapture(append(append(args, "--output", "github"), paths...), env)
+				gargs := append(args[:len(args):len(args)], "--output", "github")
+				if f := tc.inputs["fail-on"]; f != "" {
+					gargs = append(gargs, "--fail-on", f)
+				}
+				_, github, _ := runCapture(append(gargs, paths...), env)
 				if res.stdout != github {
 					t.Errorf("stdout\n%s\nwant what cairn eval batch --output github prints\n%s", res.stdout, github)
 				}
@@ -432,7 +482,7 @@ func TestGitHubAction(t *testing.T) {
 					sargs := append(args, "--output", "sarif")
 					if tc.uris {
 						for _, p := range tc.direct {
-							sargs = append(sargs, "--sarif-uri="+p)
+							sargs = append(sargs, "--sarif-uri="+pathURI(p))
 						}
 					}
 					_, want, _ := runCapture(append(sargs, paths...), env)
@@ -450,6 +500,9 @@ func TestGitHubAction(t *testing.T) {
 			if !tc.uris {
 				printed += string(got)
 			}
+			if strings.HasPrefix(tc.stdout, "::error title=cairn::") && !strings.HasPrefix(res.stdout, "::error title=cairn::") {
+				t.Errorf("a refusal of the inputs is not the first annotation:\n%s", res.stdout)
+			}
 			if strings.Contains(strings.ToLower(printed), "cnry") || strings.Contains(printed, ws) {
 				t.Errorf("a path or an input value is printed:\n%s", printed)
 			}
@@ -457,6 +510,49 @@ func TestGitHubAction(t *testing.T) {
 				ciNoLeak(t, tc.name, vocab, inputs, []byte(printed))
 			}
 		})
+	}
+}
+
+// pathURI is a path as the action names it in SARIF: every byte but the
+// unreserved ones and / percent-encoded.
+func pathURI(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// TestGitHubActionShellcheck runs shellcheck (all severities, style
+// included) on each run: script of the action, as bash.
+func TestGitHubActionShellcheck(t *testing.T) {
+	shellcheck, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("no shellcheck: install Debian's shellcheck (.ci/run does where it can)")
+	}
+	a := readAction(t)
+	dir := t.TempDir()
+	n := 0
+	for _, st := range a.Runs.Steps {
+		if st.Run == "" {
+			continue
+		}
+		n++
+		script := filepath.Join(dir, fmt.Sprintf("step%d.sh", n))
+		if err := os.WriteFile(script, []byte("#!/usr/bin/env bash\n"+st.Run), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(shellcheck, "--severity=style", "--shell=bash", script).CombinedOutput(); err != nil {
+			t.Errorf("step %q: shellcheck: %v\n%s", st.Name, err, out)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the action has no run: script")
 	}
 }
 
@@ -476,7 +572,13 @@ func TestGitHubActionBuilds(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "run.jsonl"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := runAction(t, a, ws, map[string]string{"format": "codex-jsonl", "paths": "run.jsonl", "fail-on": "inconclusive"})
+	// The step's go build reuses the packages this test binary's build
+	// compiled (the same configuration): it links. It still takes the
+	// suite's build lock and has a deadline that kills its process group.
+	ctx := testbuild.Context(t, testbuild.Deadline)
+	unlock := testbuild.Lock(t, ctx, "") // testbuild.Cairn's native configuration
+	defer unlock()
+	res := runActionWithin(t, ctx, a, ws, map[string]string{"format": "codex-jsonl", "paths": "run.jsonl", "fail-on": "inconclusive"})
 	if want := []string{"Set up Go", "Build cairn", "Audit"}; !slices.Equal(res.steps, want) {
 		t.Errorf("steps run %q, want %q", res.steps, want)
 	}

@@ -235,9 +235,12 @@ type sarifLog struct {
 	Runs    []struct {
 		Tool struct {
 			Driver struct {
-				Name  string `json:"name"`
-				Rules []struct {
+				Name            string `json:"name"`
+				Version         string `json:"version"`
+				SemanticVersion string `json:"semanticVersion"`
+				Rules           []struct {
 					ID                   string `json:"id"`
+					Name                 string `json:"name"`
 					HelpURI              string `json:"helpUri"`
 					ShortDescription     struct{ Text string }
 					DefaultConfiguration struct{ Level string }
@@ -309,9 +312,12 @@ func validateSARIF(t *testing.T, schema *jsonschema.Schema, name string, doc []b
 	if run.Tool.Driver.Name != "cairn" || len(run.Tool.Driver.Rules) != len(codes) {
 		return fmt.Errorf("%s: tool %s with %d rules, want cairn with %d", name, run.Tool.Driver.Name, len(run.Tool.Driver.Rules), len(codes))
 	}
+	if d := run.Tool.Driver; d.Version == "" || d.Version[0] < '0' || d.Version[0] > '9' || d.SemanticVersion == "" || !strings.HasPrefix(d.SemanticVersion, d.Version) {
+		return fmt.Errorf("%s: tool version %q, semanticVersion %q: want a version that starts with a digit and the SemVer it starts", name, d.Version, d.SemanticVersion)
+	}
 	for i, r := range run.Tool.Driver.Rules {
 		c := codes[i]
-		if r.ID != c.String() || r.ShortDescription.Text != c.Meaning() || r.HelpURI != cireport.HelpURI(c) || r.DefaultConfiguration.Level != cireport.Level(c) {
+		if r.ID != c.String() || r.Name != cireport.RuleName(c) || r.ShortDescription.Text != c.Meaning() || r.HelpURI != cireport.HelpURI(c) || r.DefaultConfiguration.Level != cireport.Level(c) {
 			return fmt.Errorf("%s: rule %d is %+v, want %s", name, i, r, c)
 		}
 	}
@@ -385,12 +391,17 @@ func validateSARIF(t *testing.T, schema *jsonschema.Schema, name string, doc []b
 			}
 			continue
 		}
-		if p == nil || p.ArtifactLocation.URI != cireport.URIReference(uris[w.input-1]) {
+		if p == nil || p.ArtifactLocation.URI != uris[w.input-1] {
 			return fmt.Errorf("%s: result %d's physical location %+v, want the URI %q", name, i, p, uris[w.input-1])
 		}
-		wantLine := w.record != nil && *w.record >= 1 && strings.HasSuffix(format, "-jsonl")
-		if (p.Region != nil) != wantLine || p.Region != nil && (p.Region.StartLine == nil || *p.Region.StartLine != *w.record) {
-			return fmt.Errorf("%s: result %d's region %+v for record %v", name, i, p.Region, w.record)
+		// The record's line for JSONL, line 1 for the input as a whole
+		// or a document.
+		wantLine := 1
+		if w.record != nil && *w.record >= 1 && strings.HasSuffix(format, "-jsonl") {
+			wantLine = *w.record
+		}
+		if p.Region == nil || p.Region.StartLine == nil || *p.Region.StartLine != wantLine {
+			return fmt.Errorf("%s: result %d's region %+v for record %v, want startLine %d", name, i, p.Region, w.record, wantLine)
 		}
 	}
 	props := run.Properties
@@ -551,7 +562,32 @@ func validateGitHub(t *testing.T, name string, out, summary []byte, ins []ciInpu
 			}
 		}
 	}
+	// GitHub shows 10 annotations of each level a step: the commands past
+	// 10 errors, 10 warnings or 9 notices are counted in one last notice.
+	var shown []string
+	printed, left := map[string]int{}, map[string]int{}
+	for _, w := range want {
+		level, _, _ := strings.Cut(w, " ")
+		room := cireport.MaxAnnotations
+		if level == "notice" {
+			room--
+		}
+		if printed[level] >= room {
+			left[level]++
+			continue
+		}
+		printed[level]++
+		shown = append(shown, w)
+	}
+	want = shown
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if n := left["error"] + left["warning"] + left["notice"]; n > 0 {
+		if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], fmt.Sprintf("::notice title=cairn%%3A %d more finding", n)) ||
+			!strings.Contains(lines[len(lines)-2], fmt.Sprintf("%d more errors, %d more warnings and %d more notices are not annotated here", left["error"], left["warning"], left["notice"])) {
+			return fmt.Errorf("%s: no notice of the %d findings not annotated (%v):\n%s", name, n, left, out)
+		}
+		lines = append(lines[:len(lines)-2], lines[len(lines)-1])
+	}
 	if len(lines) != len(want)+1 {
 		return fmt.Errorf("%s: %d lines, want %d commands and the totals:\n%s", name, len(lines), len(want), out)
 	}
@@ -667,7 +703,7 @@ func TestCIFormatsOnRealReports(t *testing.T) {
 			var uriArgs []string
 			for i, in := range ins {
 				paths[i] = in.path
-				uris = append(uris, fmt.Sprintf("runs/%d %s.jsonl", i, f.Name))
+				uris = append(uris, fmt.Sprintf("runs/%d%%20%s.jsonl", i, f.Name))
 				uriArgs = append(uriArgs, "--sarif-uri", uris[i])
 			}
 			batch := func(args ...string) (int, string, string) {
@@ -818,20 +854,66 @@ func githubSlug(h string) string {
 	return b.String()
 }
 
-// TestURIReference: what --sarif-uri gives is a valid URI reference.
-func TestURIReference(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"runs/a.jsonl", "runs/a.jsonl"},
-		{"runs/a b.jsonl", "runs/a%20b.jsonl"},
-		{`runs\a.jsonl`, "runs%5Ca.jsonl"},
-		{"runs/é.jsonl", "runs/%C3%A9.jsonl"},
-		{"100%.jsonl", "100%25.jsonl"},
-		{"a%2Fb", "a%2Fb"},
-		{"https://example.com/x?y=1#z", "https://example.com/x?y=1#z"},
-		{"[x]{y}|<z>\"", "%5Bx%5D%7By%7D%7C%3Cz%3E%22"},
+// TestIsURIReference: what --sarif-uri takes (RFC 3986 §4.1), and what
+// it refuses.
+func TestIsURIReference(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"runs/a.jsonl", true},
+		{"runs/a%20b.jsonl", true},
+		{"run%232.jsonl", true},
+		{"runs/%C3%A9.jsonl", true},
+		{"100%25.jsonl", true},
+		{"-pass.jsonl", true},
+		{"a%2Fb", true},
+		{"./a:b.jsonl", true},
+		{"https://example.com/x?y=1#z", true},
+		{"file:///home/u/run.jsonl", true},
+		{"http://[::1]:8080/a", true},
+		{"//host/a", true},
+		{"", false},
+		{"runs/a b.jsonl", false},
+		{`runs\a.jsonl`, false},
+		{"runs/é.jsonl", false},
+		{"100%.jsonl", false},
+		{"100%2.jsonl", false},
+		{"a#b#c", false},
+		{"a:b.jsonl", true}, // a URI of scheme a: the Action encodes a path's ":"
+		{"1a:b", false},
+		{"runs/[x].jsonl", false},
+		{"http://[::1/a", false},
+		{"{x}|<z>\"", false},
+		{"a\x00b", false},
 	} {
-		if got := cireport.URIReference(tc.in); got != tc.want {
-			t.Errorf("URIReference(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := cireport.IsURIReference(tc.in); got != tc.want {
+			t.Errorf("IsURIReference(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestSARIFToolVersion: SARIF's tool version starts with a digit and its
+// semanticVersion is SemVer (SPEC §14.1 v4).
+func TestSARIFToolVersion(t *testing.T) {
+	for _, tc := range []struct {
+		cairn, revision string
+		modified        bool
+		version, sem    string
+	}{
+		{"v1.2.3", "abc", false, "1.2.3", "1.2.3"},
+		{"v1.2.3-rc.1", "", false, "1.2.3-rc.1", "1.2.3-rc.1"},
+		{"v0.0.0-20261206120000-9c730d3abcde", "", false, "0.0.0-20261206120000-9c730d3abcde", "0.0.0-20261206120000-9c730d3abcde"},
+		{"v0.0.0-SNAPSHOT-9c730d3.dirty", "", false, "0.0.0-SNAPSHOT-9c730d3.dirty", "0.0.0-SNAPSHOT-9c730d3.dirty"},
+		{"(devel)", "9c730d3abcdef", false, "0.0.0-dev", "0.0.0-dev+9c730d3abcdef"},
+		{"(devel)", "9c730d3abcdef", true, "0.0.0-dev", "0.0.0-dev+9c730d3abcdef.modified"},
+		{"(devel)", "", false, "0.0.0-dev", "0.0.0-dev"},
+		{"unknown", "not a revision!", false, "0.0.0-dev", "0.0.0-dev"},
+		{"v01.2.3", "", false, "0.0.0-dev", "0.0.0-dev"},
+	} {
+		v, sem := cireport.ToolVersion(tc.cairn, tc.revision, tc.modified)
+		if v != tc.version || sem != tc.sem {
+			t.Errorf("ToolVersion(%q, %q, %v) = %q, %q; want %q, %q", tc.cairn, tc.revision, tc.modified, v, sem, tc.version, tc.sem)
 		}
 	}
 }

@@ -129,6 +129,10 @@ func grammar(root *kong.Node) []cmdNode {
 					c.values = append(c.values, choice{v, ""})
 				}
 			case p.Name == "code":
+				// What explain knows: the checks, then every code.
+				for _, ch := range checkTexts() {
+					c.values = append(c.values, choice{ch.Check, "check: " + ch.Checks})
+				}
 				for _, code := range allCodeTexts() {
 					c.values = append(c.values, choice{code.Code, code.Meaning})
 				}

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
 )
 
 type evalBatchCmd struct {
@@ -157,12 +160,22 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 		}
 	}
 	totals := map[audit.Status]int{}
-	// worst is the batch's status (SPEC §10), failing the worst of the
-	// outcomes that exit non-zero (--fail-on): the process's exit.
-	worst, failing := audit.StatusPass, audit.StatusPass
+	// failing is the worst of the outcomes that exit non-zero (--fail-on):
+	// the process's exit, SPEC §10, unless the batch stops early.
+	failing := audit.StatusPass
 	var hints batchHints
 	audited := 0
-	listErr, err := auditInOrder(src, jobs, opts, func(pos int, rep *audit.Report) {
+	// A signal stops the batch with its document closed, when cairn is
+	// the process (Main).
+	var interrupt <-chan os.Signal
+	if ownsProcess {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, stopSignals...)
+		defer signal.Stop(ch)
+		interrupt = ch
+	}
+	var stop *stopCode
+	listErr, err, interrupted := auditInOrder(src, jobs, opts, interrupt, func(pos int, rep *audit.Report) bool {
 		openDoc()
 		switch {
 		case output == "json":
@@ -174,36 +187,74 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 		}
 		audited++
 		totals[rep.Status]++
-		hints.add(pos, rep.LooksLike())
-		if rep.Status.Precedence() > worst.Precedence() {
-			worst = rep.Status
-		}
+		hints.report(pos, rep)
 		if c.Report.fails(rep.Status) && rep.Status.Precedence() > failing.Precedence() {
 			failing = rep.Status
 		}
+		// A report that could not be delivered ends the batch: the rest
+		// would not be either.
+		switch {
+		case stdoutFailed(e):
+			stop = &stopOutputUnwritable
+		case doc != nil && doc.failed:
+			stop = &stopSummaryFailed
+		}
+		return stop == nil
 	})
 	if err != nil {
 		return err
 	}
 	var le *listError
-	if errors.As(listErr, &le) && le.problem == listNothing {
+	errors.As(listErr, &le)
+	switch {
+	case interrupted:
+		stop = &stopInterrupted
+	case le != nil && le.problem == listNothing:
 		return listFailed(e, listErr)
+	case listErr != nil:
+		s := stopListUnreadable
+		if le != nil {
+			s = stopOf(le)
+		}
+		stop = &s
 	}
 	openDoc()
 	hints.write(e.stderr)
 	status := failing.ExitCode()
+	if stop != nil {
+		status = 2
+	}
+	var docStop *cireport.Stop
+	if stop != nil {
+		docStop = stop.stop()
+	}
 	switch {
 	case doc != nil:
-		doc.Close()
-		status = doc.finish(e, status)
+		status = doc.end(e, status, docStop)
 	case output == "text":
-		fmt.Fprintf(e.stdout, "total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)\n", audited,
-			totals[audit.StatusPass], totals[audit.StatusFail], totals[audit.StatusInconclusive], totals[audit.StatusInvalid], worst.ExitCode())
+		end := ""
+		if stop != nil {
+			end = "; stopped early: " + stop.code
+		}
+		fmt.Fprintf(e.stdout, "total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d%s)\n", audited,
+			totals[audit.StatusPass], totals[audit.StatusFail], totals[audit.StatusInconclusive], totals[audit.StatusInvalid], status, end)
 	}
-	if listErr != nil {
+	switch {
+	case listErr != nil:
 		return listFailed(e, listErr)
+	case interrupted:
+		fmt.Fprintln(e.stderr, interruptedText)
 	}
 	return statusError(status)
+}
+
+// interruptedText is the line of a batch a signal stopped.
+const interruptedText = "cairn: interrupted: the batch stopped before its last input (exit 2); the inputs it did not reach were not audited"
+
+// stdoutFailed reports whether a write to standard output failed.
+func stdoutFailed(e *env) bool {
+	o, ok := e.stdout.(*outWriter)
+	return ok && o.err != nil
 }
 
 // disabled is the batch with the gate off: the disabled envelope once per
@@ -212,7 +263,7 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 // the gate on; no input it names is opened.
 func (c *evalBatchCmd) disabled(e *env, src *pathSource, output string) error {
 	n := 0
-	if _, err := src.each(func(batchInput) { n++ }); err != nil {
+	if _, err := src.each(func(batchInput) bool { n++; return true }); err != nil {
 		return listFailed(e, err)
 	}
 	status := 0
@@ -244,21 +295,35 @@ func listFailed(e *env, err error) error {
 
 // auditInOrder audits the shard's inputs of src with up to jobs at a time
 // and hands each report to emit, with its input's position from 1, in
-// the order of the list. The list is read on a goroutine of its own, at
-// most jobs entries ahead; at most jobs audits run and at most jobs
-// reports wait for an earlier one, so memory does not grow with the
-// number of inputs. listErr is the list's problem, after the reports of
-// the inputs before it; err is an audit's (an unknown format).
-func auditInOrder(src *pathSource, jobs int, opts protocol.Options, emit func(int, *audit.Report)) (listErr, err error) {
+// the order of the list, until emit returns false or interrupt delivers.
+// The list is read on a goroutine of its own, at most jobs entries ahead;
+// at most jobs audits run and at most jobs reports wait for an earlier
+// one, so memory does not grow with the number of inputs. listErr is the
+// list's problem, after the reports of the inputs before it; err is an
+// audit's (an unknown format); interrupted says that interrupt stopped
+// it. When it stops early, the audits under way are left to finish on
+// their own and their reports dropped.
+func auditInOrder(src *pathSource, jobs int, opts protocol.Options, interrupt <-chan os.Signal, emit func(int, *audit.Report) bool) (listErr, err error, interrupted bool) {
 	type done struct {
 		seq, pos int
 		rep      *audit.Report
 		err      error
 	}
 	inputs := make(chan batchInput, jobs)
+	quit := make(chan struct{}) // closed when the batch stops early
+	defer close(quit)
+	listDone := make(chan error, 1)
 	go func() {
 		defer close(inputs)
-		_, listErr = src.each(func(in batchInput) { inputs <- in })
+		_, err := src.each(func(in batchInput) bool {
+			select {
+			case inputs <- in:
+				return true
+			case <-quit:
+				return false
+			}
+		})
+		listDone <- err
 	}()
 	results := make(chan done, jobs)
 	busy := 0 // audits running or reports waiting: at most jobs
@@ -270,9 +335,12 @@ func auditInOrder(src *pathSource, jobs int, opts protocol.Options, emit func(in
 			take = in
 		}
 		select {
+		case <-interrupt:
+			return nil, err, true
 		case bi, ok := <-take:
 			if !ok {
-				in = nil // listErr is set: the goroutine wrote it before closing
+				in = nil
+				listErr = <-listDone // the goroutine sent it before closing
 				continue
 			}
 			busy++
@@ -294,13 +362,13 @@ func auditInOrder(src *pathSource, jobs int, opts protocol.Options, emit func(in
 				if d.err != nil && err == nil {
 					err = d.err
 				}
-				if d.rep != nil {
-					emit(d.pos+1, d.rep)
+				if d.rep != nil && !emit(d.pos+1, d.rep) {
+					return nil, err, false
 				}
 			}
 		}
 	}
-	return listErr, err
+	return listErr, err, false
 }
 
 // batchLine is an input's line in the human batch report: fixed texts,

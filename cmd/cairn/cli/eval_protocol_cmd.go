@@ -124,7 +124,6 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	default:
 		doc, _ = openDocument(e, output, c.Report.SARIFURI)
 		doc.input(1, rep)
-		doc.Close()
 	}
 	// The stderr line says it again, unless the human report already did
 	// on the same terminal.
@@ -134,9 +133,12 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if f := rep.LooksLike(); f != "" {
 		fmt.Fprintln(e.stderr, protocolHint(f))
 	}
+	if isPiSessionFile(rep) {
+		fmt.Fprintln(e.stderr, piSessionText)
+	}
 	status := c.Report.exitCode(rep.Status)
 	if doc != nil {
-		status = doc.finish(e, status)
+		status = doc.end(e, status, nil)
 	}
 	return statusError(status)
 }

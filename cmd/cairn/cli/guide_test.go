@@ -177,7 +177,7 @@ func TestGuideGitHubActionsJob(t *testing.T) {
 			run := filepath.Join(dir, "run.jsonl")
 			env := map[string]string{"CAIRN_EVAL": "1"}
 			_, direct, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", run, "--json"}, env)
-			_, want, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", run, "--output", "github"}, env)
+			_, want, _ := runCapture([]string{"eval", "protocol", "--codex-jsonl", run, "--output", "github", "--fail-on", "fail,invalid"}, env)
 			// 3 goes through; 1 and 2 fail the job.
 			wantExit := tc.exit
 			if tc.name == "inconclusive" {

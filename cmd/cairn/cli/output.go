@@ -54,7 +54,7 @@ func outcomeNames() []string {
 // what is printed and which outcomes exit non-zero; --json, whose help
 // differs, is each command's own.
 type reportFlags struct {
-	Output   *string      `name:"output" xor:"output" enum:"${outputs}" placeholder:"FORMAT" help:"Print the report as ${output_list} (text by default)."`
+	Output   *string      `name:"output" short:"o" xor:"output" enum:"${outputs}" placeholder:"FORMAT" help:"Print the report as ${output_list} (text by default)."`
 	FailOn   failOnFlag   `name:"fail-on" enum:"${outcomes}" placeholder:"LIST" help:"Exit non-zero only for these outcomes, comma-separated from ${outcome_list} (default: all three); the report does not change."`
 	SARIFURI sarifURIFlag `name:"sarif-uri" placeholder:"URI" help:"With --output sarif, name the input by this URI (its path from the repository root, say), once per input in eval batch; without it SARIF names no input."`
 }
@@ -124,13 +124,19 @@ func (f *failOnFlag) Decode(ctx *kong.DecodeContext) error {
 func (f failOnFlag) has(st audit.Status) bool { return oneOf(string(st), f) }
 
 // sarifURIFlag is --sarif-uri, given once per input: eval batch's i-th
-// names its i-th PATH.
+// names its i-th PATH. A value that is not a URI reference (RFC 3986: a
+// path with a space, a # that is not a fragment, a non-ASCII letter) is
+// one fixed usage line: cairn no longer mends it, since a mended path can
+// name another file (run#2.jsonl is run, fragment 2).
 type sarifURIFlag []string
 
 func (f *sarifURIFlag) Decode(ctx *kong.DecodeContext) error {
 	var s string
 	if err := ctx.Scan.PopValueInto("URI", &s); err != nil {
 		return err
+	}
+	if !cireport.IsURIReference(s) {
+		return usageRefusal(usageBadSARIFURI)
 	}
 	*f = append(*f, s)
 	return nil
@@ -156,7 +162,8 @@ const summaryFailedText = "cairn: error: could not append to the file GITHUB_STE
 // the commands print themselves.
 func openDocument(e *env, format string, uris []string) (d *document, ok bool) {
 	d = &document{uris: uris}
-	opts := cireport.Options{Version: version()}
+	b := readBuild()
+	opts := cireport.Options{Version: b.Version, Revision: b.Revision, Modified: b.Modified}
 	if format == "github" {
 		if path := e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
@@ -189,8 +196,24 @@ func (d *document) input(pos int, rep *audit.Report) {
 	d.Input(in)
 }
 
+// end closes the document of a run whose process would exit with
+// status, stop saying why it ended before its last input (nil: it did
+// not), and returns the process's exit status. A summary that could not
+// be written is a stop too, and the one fixed line on stderr: like
+// stdout, a report not delivered is exit 2, whatever the audit said.
+func (d *document) end(e *env, status int, stop *cireport.Stop) int {
+	if d.failed && stop == nil {
+		stop = stopSummaryFailed.stop()
+	}
+	if stop != nil {
+		status = 2
+	}
+	d.Close(status, stop)
+	return d.finish(e, status)
+}
+
 // finish closes the summary; a summary that could not be written is the
-// one fixed line on stderr and exit 2, whatever the audit said.
+// one fixed line on stderr and exit 2.
 func (d *document) finish(e *env, status int) int {
 	if d.summary != nil {
 		if err := d.summary.Close(); err != nil {

@@ -228,13 +228,14 @@ func (c *evalBatchCmd) openPathSource(stdin io.Reader) (src *pathSource, close f
 	return src, close, nil
 }
 
-// each hands the shard's inputs to fn in order and returns how many
-// inputs the combined list has, the others' included. A problem with the
-// list stops it there, after the inputs before it.
-func (s *pathSource) each(fn func(batchInput)) (total int, err error) {
+// each hands the shard's inputs to fn in order, until fn returns false,
+// and returns how many inputs the combined list has, the others'
+// included (up to where fn stopped it). A problem with the list stops it
+// there, after the inputs before it.
+func (s *pathSource) each(fn func(batchInput) bool) (total int, err error) {
 	for _, p := range s.args {
-		if s.shard.keeps(total) {
-			fn(batchInput{total, p})
+		if s.shard.keeps(total) && !fn(batchInput{total, p}) {
+			return total, nil
 		}
 		total++
 	}
@@ -249,8 +250,8 @@ func (s *pathSource) each(fn func(batchInput)) (total int, err error) {
 		if err != nil {
 			return total, err
 		}
-		if s.shard.keeps(total) {
-			fn(batchInput{total, string(b)})
+		if s.shard.keeps(total) && !fn(batchInput{total, string(b)}) {
+			return total, nil
 		}
 		total++
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairn-audit/cairn/scripts/testbuild"
 )
 
 // TestReadmeCommands runs the cairn commands of the README's code blocks as
@@ -70,10 +72,16 @@ func literally(t *testing.T, line, stdout string, want int) {
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(bash, "-c", line)
+	// go run builds cmd/cairn: a deadline of its own, which kills its
+	// process group.
+	ctx := testbuild.Context(t, testbuild.Deadline)
+	cmd := testbuild.Command(ctx, bash, "-c", line)
 	cmd.Dir = "../../.."
 	cmd.Env = os.Environ()
 	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		t.Fatalf("README, run in bash: %s: not done before its deadline; its process group was killed", line)
+	}
 	code := 0
 	if exit, ok := err.(*exec.ExitError); ok {
 		code = exit.ExitCode()

@@ -63,6 +63,11 @@ const (
 	usageNullWithoutList              // --null without --paths-from
 	usageRepeatedList                 // --paths-from given twice
 	usageSARIFURIList                 // --sarif-uri with --paths-from
+	usageBadSARIFURI                  // --sarif-uri not an RFC 3986 URI reference
+	usagePathWithoutFlag              // a path given to eval protocol without an input flag
+	usageSecondPath                   // a second path given to eval protocol
+	usageFormatOnProtocol             // --format given to eval protocol
+	usageMissingFlag                  // a required flag is absent (eval batch's --format)
 	usageListTerminal                 // --paths-from - with a terminal on stdin
 	usageReportsTerminal              // eval summarize reading a terminal
 	usageBadMemoryServer              // --memory-server not 1 to 16 distinct server names
@@ -146,6 +151,19 @@ func (p usageProblem) text() string {
 		return "flag --paths-from was given more than once; give one list"
 	case usageSARIFURIList:
 		return "flag --sarif-uri names PATH arguments; it cannot be given with --paths-from"
+	case usagePathWithoutFlag:
+		return "a path needs the input flag of its format: " + orList(p.words) + " (- reads standard input); for many files, eval batch --format FORMAT PATH..."
+	case usageSecondPath:
+		return "eval protocol audits one input; for many files, eval batch --format FORMAT PATH..."
+	case usageFormatOnProtocol:
+		if p.suggest != "" {
+			return "eval protocol has no --format: the input flag names the format; did you mean " + p.suggest + " PATH?"
+		}
+		return "eval protocol has no --format: the input flag names the format, one of " + orList(p.words) + "; --format is eval batch's"
+	case usageMissingFlag:
+		return "give " + p.flag + " " + p.what + p.hint("one of ")
+	case usageBadSARIFURI:
+		return "flag --sarif-uri takes a URI reference (RFC 3986); percent-encode a path's spaces, #, ?, % and non-ASCII bytes (run%232.jsonl for run#2.jsonl)"
 	case usageListTerminal:
 		return "standard input is a terminal; pipe the list of paths into cairn or give --paths-from a file"
 	case usageReportsTerminal:
@@ -240,10 +258,25 @@ func refused(ctx *kong.Context, node *kong.Node, args []string, i int) usageProb
 	switch {
 	case a == "--":
 		// Everything after -- is a word; one of them did not fit.
-		return word(node, "")
+		return word(ctx, node, "")
 	case strings.HasPrefix(a, "--"):
 		name, value, attached := strings.Cut(a[2:], "=")
 		f := flagNamed(flags, name)
+		if inputs := inputFlags(node); f == nil && strings.EqualFold(name, "format") && len(inputs) > 0 {
+			// eval batch's --format on eval protocol: the value names the
+			// input flag meant, when it is a format's name.
+			if !attached && i+1 < len(args) && isValue(args[i+1]) {
+				value = args[i+1]
+			}
+			p.kind = usageFormatOnProtocol
+			for _, in := range inputs {
+				p.words = append(p.words, "--"+in.Name)
+				if strings.EqualFold(value, in.Name) {
+					p.suggest = "--" + in.Name
+				}
+			}
+			return p
+		}
 		if f == nil {
 			p.kind = usageUnknownFlag
 			p.suggest = nearestFlag(name, flags)
@@ -281,17 +314,40 @@ func refused(ctx *kong.Context, node *kong.Node, args []string, i int) usageProb
 		}
 		return p
 	}
-	return word(node, a)
+	return word(ctx, node, a)
 }
 
-// word classifies a refused word w (a positional argument) on node.
-func word(node *kong.Node, w string) usageProblem {
+// word classifies a refused word w (a positional argument) on node. On
+// eval protocol, whose inputs are flags, a word is a path given without
+// its flag, or a second path (SPEC §2 v4).
+func word(ctx *kong.Context, node *kong.Node, w string) usageProblem {
 	p := usageProblem{node: node, kind: usageUnexpectedArgument}
 	if cmds := commandNames(node); len(cmds) > 0 {
 		p.kind, p.words = usageUnknownCommand, cmds
 		p = p.suggestWord(w)
 	}
+	if inputs := inputFlags(node); len(inputs) > 0 && p.kind == usageUnexpectedArgument {
+		p.kind = usagePathWithoutFlag
+		for _, f := range inputs {
+			if flagSeen(ctx, f) {
+				p.kind = usageSecondPath
+			}
+			p.words = append(p.words, "--"+f.Name+" "+f.FormatPlaceHolder())
+		}
+	}
 	return p
+}
+
+// inputFlags are node's input flags (eval protocol's, one per format), in
+// grammar order.
+func inputFlags(node *kong.Node) []*kong.Flag {
+	var inputs []*kong.Flag
+	for _, f := range visibleFlags(node) {
+		if isInputFlag(f) {
+			inputs = append(inputs, f)
+		}
+	}
+	return inputs
 }
 
 // suggestWord sets p.suggest to the grammar word nearest to w among
@@ -352,6 +408,15 @@ func unmet(ctx *kong.Context, node *kong.Node) usageProblem {
 	if cmds := commandNames(node); len(cmds) > 0 && !runnable(node) {
 		p.kind, p.words = usageNoCommand, cmds
 		return p
+	}
+	for _, f := range visibleFlags(node) {
+		if f.Required && !f.Set {
+			p.kind, p.flag, p.what = usageMissingFlag, "--"+f.Name, f.FormatPlaceHolder()
+			if f.Enum != "" {
+				p.words = f.EnumSlice()
+			}
+			return p
+		}
 	}
 	for _, v := range node.Positional {
 		if v.Required && !v.Set {

@@ -34,11 +34,16 @@ func TestUsageText(t *testing.T) {
 		return append(append([]string{"eval", "batch", "--format", "codex-jsonl"}, args...), "a.jsonl")
 	}
 	const (
-		jobs        = "flag --jobs must be a whole number from 0 (one per CPU) to 1024"
-		failOn      = "flag --fail-on takes a comma-separated list of fail, inconclusive and invalid"
-		sarifOutput = "flag --sarif-uri names an input in a SARIF report; give it with --output sarif"
-		sarifCount  = "give --sarif-uri once for each input, in the order of the inputs"
-		shard       = "flag --shard must be I/N, two whole numbers with 0 <= I < N"
+		jobs             = "flag --jobs must be a whole number from 0 (one per CPU) to 1024"
+		failOn           = "flag --fail-on takes a comma-separated list of fail, inconclusive and invalid"
+		sarifOutput      = "flag --sarif-uri names an input in a SARIF report; give it with --output sarif"
+		sarifCount       = "give --sarif-uri once for each input, in the order of the inputs"
+		shard            = "flag --shard must be I/N, two whole numbers with 0 <= I < N"
+		secondPath       = "eval protocol audits one input; for many files, eval batch --format FORMAT PATH..."
+		inputFlags       = "--codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH or --trajectory PATH"
+		pathWithoutFlag  = "a path needs the input flag of its format: " + inputFlags + " (- reads standard input); for many files, eval batch --format FORMAT PATH..."
+		formatOnProtocol = "eval protocol has no --format: the input flag names the format, one of --codex-jsonl, --claude-jsonl, --gemini-jsonl, --pi-jsonl, --opencode-jsonl, --opencode-export, --copilot-jsonl or --trajectory; --format is eval batch's"
+		badURI           = "flag --sarif-uri takes a URI reference (RFC 3986); percent-encode a path's spaces, #, ?, % and non-ASCII bytes (run%232.jsonl for run#2.jsonl)"
 	)
 	tests := []struct {
 		name string
@@ -85,9 +90,20 @@ func TestUsageText(t *testing.T) {
 		{"two inputs", p("--codex-jsonl", "a.jsonl", "--trajectory", "b.json"), "give only one input: --codex-jsonl, --claude-jsonl, --gemini-jsonl, --pi-jsonl, --opencode-jsonl, --opencode-export, --copilot-jsonl or --trajectory", protocol},
 		{"no input", p("--json"), "give one input: --codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
 		{"no input at all", p(), "give one input: --codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
-		{"stray word", p("--codex-jsonl", "-", "/home/alice/second.jsonl"), "unexpected argument", protocol},
-		{"word after --", p("--codex-jsonl", "-", "--", "Secret"), "unexpected argument", protocol},
-		{"missing code", []string{"explain"}, "give a code, or --list", explain},
+		{"stray word", p("--codex-jsonl", "-", "/home/alice/second.jsonl"), secondPath, protocol},
+		{"word after --", p("--codex-jsonl", "-", "--", "Secret"), secondPath, protocol},
+		// SPEC §2 v4: the mistakes a new user makes get an answer.
+		{"path without an input flag", p("/home/alice/Secret.jsonl"), pathWithoutFlag, protocol},
+		{"path without an input flag, then json", p("run.jsonl", "--json"), pathWithoutFlag, protocol},
+		{"format on eval protocol", p("--format", "claude-jsonl", "run.jsonl"), "eval protocol has no --format: the input flag names the format; did you mean --claude-jsonl PATH?", protocol},
+		{"format on eval protocol attached, any case", p("--format=Opencode-Export", "run.jsonl"), "eval protocol has no --format: the input flag names the format; did you mean --opencode-export PATH?", protocol},
+		{"format on eval protocol, no format's name", p("--format", "Secret", "run.jsonl"), formatOnProtocol, protocol},
+		{"format on eval protocol, no value", p("--format"), formatOnProtocol, protocol},
+		{"-o a format", p("--codex-jsonl", "-", "-o", "Secret"), "--output must be one of text, json, sarif, junit, github", protocol},
+		{"batch without --format", []string{"eval", "batch", "/home/alice/Secret.jsonl"}, "give --format FORMAT; one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, trajectory", batch},
+		{"sarif-uri not a URI reference", p("--codex-jsonl", "-", "--output", "sarif", "--sarif-uri", "runs/Secret #1#2.jsonl"), badURI, protocol},
+		{"sarif-uri not a URI reference in batch", b("--output", "sarif", "--sarif-uri=Sécret.jsonl"), badURI, batch},
+		{"missing code", []string{"explain"}, "give a code or a check's name, or --list", explain},
 		{"two codes", []string{"explain", "project_search_absent", "Secret"}, "unexpected argument", explain},
 		{"version argument", []string{"version", "Secret"}, "unexpected argument", version},
 		{"missing shell", []string{"completion"}, "missing <shell>; give one of bash, zsh, fish", completion},
@@ -189,6 +205,15 @@ func usageCases() []usageCase {
 		u("protocol after --", a("eval", "protocol", "--codex-jsonl", "-", "--", "C")),
 		u("protocol word then help", a("eval", "protocol", "--codex-jsonl", "-", "C", "--help")),
 		u("protocol no input", a("eval", "protocol", "--json")),
+		u("protocol path without a flag", a("eval", "protocol", "C")),
+		u("protocol path without a flag, then a flag", a("eval", "protocol", "C/C.jsonl", "--json")),
+		u("protocol format", a("eval", "protocol", "--format", "C", "C")),
+		u("protocol format attached", a("eval", "protocol", "--format=C", "--codex-jsonl", "C")),
+		u("protocol -o", a("eval", "protocol", "--codex-jsonl", "-", "-o", "C")),
+		u("protocol -o attached", a("eval", "protocol", "--codex-jsonl", "-", "-oC")),
+		u("protocol sarif-uri", a("eval", "protocol", "--codex-jsonl", "-", "--output", "sarif", "--sarif-uri", "C C")),
+		u("batch sarif-uri", a("eval", "batch", "--format", "codex-jsonl", "-o", "sarif", "--sarif-uri=C C", "a.jsonl")),
+		u("batch path without --format", a("eval", "batch", "C")),
 		u("explain long flag", a("explain", "--C")),
 		u("explain cluster", a("explain", "-QC")),
 		u("explain two words", a("explain", "project_search_absent", "C")),

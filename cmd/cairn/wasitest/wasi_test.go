@@ -8,12 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-audit/cairn/scripts/testbuild"
 )
 
 // A run is one invocation of cairn: its arguments, its working directory,
@@ -265,55 +265,13 @@ func findNode(t *testing.T) string {
 	return node
 }
 
-var built struct {
-	once         sync.Once
-	dir          string
-	native, wasm string
-	err          error
-}
-
-// TestMain removes the binaries the tests built.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}
-
-// binaries are cairn built natively and for wasip1, once for all tests.
-// The go command's build cache makes a build after the first one quick.
+// binaries are cairn built natively and for wasip1, once for every test
+// process of the suite (testbuild.Cairn: the wasip1 build of the standard
+// library is a cold cross-build, minutes on a busy machine), each with a
+// deadline that kills its go command's process group.
 func binaries(t *testing.T) (native, wasm string) {
 	t.Helper()
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "cairn-wasi"); built.err != nil {
-			return
-		}
-		if built.native, built.err = build(built.dir, "cairn", nil); built.err != nil {
-			return
-		}
-		built.wasm, built.err = build(built.dir, "cairn.wasm", []string{"GOOS=wasip1", "GOARCH=wasm"})
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.native, built.wasm
-}
-
-// build builds ./cmd/cairn with go build into dir/name, with env added to
-// the environment.
-func build(dir, name string, env []string) (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out := filepath.Join(dir, name)
-	cmd := exec.Command(goTool, "build", "-o", out, "github.com/cairn-audit/cairn/cmd/cairn")
-	cmd.Env = append(os.Environ(), env...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", strings.Join(env, " "), err, b)
-	}
-	return out, nil
+	return testbuild.Cairn(t), testbuild.Cairn(t, "GOOS=wasip1", "GOARCH=wasm")
 }
 
 func runNative(t *testing.T, bin string, r run) result {
@@ -392,10 +350,12 @@ func underNode(t *testing.T, node, wasm, dir string, runs []run) (wait func() []
 		t.Fatal(err)
 	}
 	// start runs the jobs from first on, nodeJobs of them at most; the one
-	// that reads a pipe gets its bytes when it is among them.
+	// that reads a pipe gets its bytes when it is among them. Node gets a
+	// deadline of its own, which kills its process group.
+	ctx := testbuild.Context(t, testbuild.Deadline)
 	start := func(first int) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
 		end := min(first+nodeJobs, len(runs))
-		cmd = exec.Command(node, "--no-warnings", "--expose-gc", driver, wasm, jobsPath, strconv.Itoa(first), strconv.Itoa(end))
+		cmd = testbuild.Command(ctx, node, "--no-warnings", "--expose-gc", driver, wasm, jobsPath, strconv.Itoa(first), strconv.Itoa(end))
 		if first <= pipeAt && pipeAt < end {
 			cmd.Stdin = bytes.NewReader(pipe)
 		}
@@ -413,6 +373,9 @@ func underNode(t *testing.T, node, wasm, dir string, runs []run) (wait func() []
 		for crashes := 0; ; {
 			first := len(codes)
 			err := cmd.Wait()
+			if ctx.Err() != nil {
+				t.Fatalf("node did not finish its runs before the deadline: its process group was killed")
+			}
 			for _, line := range strings.Fields(stdout.String()) {
 				code, err := strconv.Atoi(line)
 				if err != nil {

@@ -34,8 +34,12 @@ type Input struct {
 // Options describe the run. Nothing in them tells eval protocol from a
 // batch of one: the document of one input is the same from either.
 type Options struct {
-	// Version is cairn's version, SARIF's tool version.
-	Version string
+	// Version is cairn's version (cairn version's), and Revision and
+	// Modified its VCS stamp when known: SARIF's tool version
+	// (ToolVersion).
+	Version  string
+	Revision string
+	Modified bool
 	// Summary, when not nil, is where the github format appends its
 	// Markdown table (the file GITHUB_STEP_SUMMARY names).
 	Summary io.Writer
@@ -47,11 +51,26 @@ type Options struct {
 // caller's); a Writer returns none.
 type Writer interface {
 	Input(Input)
-	Close()
+	// Close ends the document of a run whose process exits with exit.
+	// stop, when not nil, says why the run ended before its last input:
+	// the document then never reads as a complete run (SPEC §14.1).
+	Close(exit int, stop *Stop)
 	// Disabled ends a run whose gate was off, of n inputs; notice is the
 	// fixed line saying that nothing was audited.
 	Disabled(n int, notice string)
 }
+
+// A Stop is why a run ended before its last input: a bad entry of its
+// list of paths, a write that failed, a signal. Code is its fixed code,
+// Text one fixed line saying what happened and what to do; neither holds
+// a path or an input's byte.
+type Stop struct {
+	Code string
+	Text string
+}
+
+// line is "CODE: TEXT".
+func (s *Stop) line() string { return s.Code + ": " + s.Text }
 
 // New returns the Writer of a format, "sarif", "junit" or "github", that
 // writes to w, and false for another name.
@@ -163,34 +182,31 @@ func informational(codes []audit.Code) []audit.Code {
 type totals struct {
 	inputs int
 	by     map[audit.Status]int
-	worst  audit.Status
 }
 
 func (t *totals) add(st audit.Status) {
 	if t.by == nil {
 		t.by = map[audit.Status]int{}
-		t.worst = audit.StatusPass
 	}
 	t.inputs++
 	t.by[st]++
-	if st.Precedence() > t.worst.Precedence() {
-		t.worst = st
-	}
 }
 
-// text is "2 inputs: pass 1, fail 1, inconclusive 0, invalid 0 (exit 1)":
-// the exit is SPEC §2.2's for the worst status, whatever --fail-on says.
-func (t *totals) text() string {
-	worst := t.worst
-	if t.inputs == 0 {
-		worst = audit.StatusPass
-	}
+// text is "2 inputs: pass 1, fail 1, inconclusive 0, invalid 0 (exit
+// 1)", exit the process's (SPEC §14.1: --fail-on and a stop included);
+// a run that stopped early says so and why: "(exit 2; stopped early:
+// list_entry_empty)".
+func (t *totals) text(exit int, stop *Stop) string {
 	unit := "inputs"
 	if t.inputs == 1 {
 		unit = "input"
 	}
-	return fmt.Sprintf("%d %s: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)", t.inputs, unit,
-		t.by[audit.StatusPass], t.by[audit.StatusFail], t.by[audit.StatusInconclusive], t.by[audit.StatusInvalid], worst.ExitCode())
+	end := ""
+	if stop != nil {
+		end = "; stopped early: " + stop.Code
+	}
+	return fmt.Sprintf("%d %s: pass %d, fail %d, inconclusive %d, invalid %d (exit %d%s)", t.inputs, unit,
+		t.by[audit.StatusPass], t.by[audit.StatusFail], t.by[audit.StatusInconclusive], t.by[audit.StatusInvalid], exit, end)
 }
 
 // inputName is "input 2".

@@ -12,26 +12,71 @@ import (
 // every input (::error for fail, ::warning for inconclusive), one
 // ::notice per informational code of a passing check, one ::error per
 // invalid input, and a last plain line with the totals; with a summary
-// file, a Markdown table of the inputs appended to it.
+// file, a Markdown table of every input appended to it.
+//
+// GitHub shows at most 10 annotations of each level a step and drops the
+// others without a word (SPEC §14.1 v4): a process prints at most
+// MaxAnnotations ::error and ::warning lines and MaxAnnotations-1
+// informational ::notice lines; the findings beyond them are counted, and
+// one last ::notice says how many and where all of them are.
 
-// MaxSummaryRows is the most inputs the step summary lists one by one:
-// GitHub takes at most 1 MiB of summary a step.
-const MaxSummaryRows = 1000
+// MaxAnnotations is the most workflow commands of one level a process
+// prints.
+const MaxAnnotations = 10
 
 type githubWriter struct {
 	w, summary io.Writer
 	opts       Options
 	totals     totals
 	limits     []audit.Code
+	printed    map[string]int // commands printed, by level
+	left       map[string]int // findings not printed, by level
 }
 
 func newGitHub(w io.Writer, opts Options) *githubWriter {
-	return &githubWriter{w: w, summary: opts.Summary, opts: opts}
+	return &githubWriter{w: w, summary: opts.Summary, opts: opts, printed: map[string]int{}, left: map[string]int{}}
 }
 
 // command writes one workflow command: ::LEVEL title=TITLE::MESSAGE.
 func (g *githubWriter) command(level, title, message string) {
 	fmt.Fprintf(g.w, "::%s title=%s::%s\n", level, escapeProperty(title), escapeData(message))
+}
+
+// annotate writes a finding's command while its level has room, and
+// counts it otherwise. A notice leaves room for the one that counts.
+func (g *githubWriter) annotate(level, title, message string) {
+	room := MaxAnnotations
+	if level == "notice" {
+		room--
+	}
+	if g.printed[level] >= room {
+		g.left[level]++
+		return
+	}
+	g.printed[level]++
+	g.command(level, title, message)
+}
+
+// overflow is the one ::notice of the findings not annotated, when there
+// are some: how many of each level, and where they all are; and of the
+// stop, when the errors left it no room.
+func (g *githubWriter) overflow(stop *Stop) {
+	n := g.left["error"] + g.left["warning"] + g.left["notice"]
+	if n == 0 && stop == nil {
+		return
+	}
+	where := "the report (--output json or sarif) lists them all"
+	if g.summary != nil {
+		where = "the step summary lists every input and its codes, the report (--output json or sarif) every finding"
+	}
+	title := fmt.Sprintf("cairn: %d more %s not annotated", n, plural(n, "finding"))
+	text := fmt.Sprintf("GitHub shows %d annotations of each level a step: %d more errors, %d more warnings and %d more notices are not annotated here; %s",
+		MaxAnnotations, g.left["error"], g.left["warning"], g.left["notice"], where)
+	if stop != nil {
+		title += "; stopped early: " + stop.Code
+		text += "; the run did not complete: " + stop.line()
+	}
+	g.command("notice", title, text)
 }
 
 func (g *githubWriter) Input(in Input) {
@@ -40,7 +85,7 @@ func (g *githubWriter) Input(in Input) {
 	g.limits = rep.Limitations
 	name := "cairn " + inputName(in.Position)
 	if e := rep.Error; e != nil {
-		g.command("error", name+": invalid input: "+e.Code.String(),
+		g.annotate("error", name+": invalid input: "+e.Code.String(),
 			e.Code.Meaning()+" ("+placeText(rep.Input.Format, e.Record, e.Where)+"); "+e.Code.Next())
 	} else if rep.Checks != nil {
 		for _, c := range rep.Checks.List() {
@@ -50,12 +95,12 @@ func (g *githubWriter) Input(in Input) {
 			}
 			switch c.Check.State {
 			case audit.Fail:
-				g.command("error", name+": "+c.Name+" fail: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
+				g.annotate("error", name+": "+c.Name+" fail: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
 			case audit.Inconclusive:
-				g.command("warning", name+": "+c.Name+" inconclusive: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
+				g.annotate("warning", name+": "+c.Name+" inconclusive: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
 			default:
 				for _, code := range informational(c.Check.Codes) {
-					g.command("notice", name+": "+c.Name+": "+code.String(), codeText(rep, code))
+					g.annotate("notice", name+": "+c.Name+": "+code.String(), codeText(rep, code))
 				}
 			}
 		}
@@ -70,11 +115,7 @@ func (g *githubWriter) row(in Input) {
 	}
 	if g.totals.inputs == 1 {
 		g.summaryHead()
-		io.WriteString(g.summary, "| input | format | status | "+strings.Join(checkNames, " | ")+" |\n")
-		io.WriteString(g.summary, "| ---: | --- | --- |"+strings.Repeat(" --- |", len(checkNames))+"\n")
-	}
-	if g.totals.inputs > MaxSummaryRows {
-		return
+		g.tableHead()
 	}
 	rep := in.Report
 	cells := []string{fmt.Sprint(in.Position), rep.Input.Format, fmt.Sprintf("%s (exit %d)", rep.Status, rep.ExitCode)}
@@ -99,19 +140,42 @@ func (g *githubWriter) summaryHead() {
 	io.WriteString(g.summary, "### cairn: project-memory audit\n\n")
 }
 
-func (g *githubWriter) Close() {
-	fmt.Fprintf(g.w, "cairn: %s\n", g.totals.text())
+func (g *githubWriter) tableHead() {
+	io.WriteString(g.summary, "| input | format | status | "+strings.Join(checkNames, " | ")+" |\n")
+	io.WriteString(g.summary, "| ---: | --- | --- |"+strings.Repeat(" --- |", len(checkNames))+"\n")
+}
+
+// Close writes the totals line; a run that stopped early first gets an
+// ::error naming the stop's code, and a row of the summary that says it.
+func (g *githubWriter) Close(exit int, stop *Stop) {
+	// The stop's ::error, or, when the errors left no room, the
+	// overflow's notice names it.
+	unsaid := stop
+	if stop != nil && g.printed["error"] < MaxAnnotations {
+		g.printed["error"]++
+		g.command("error", "cairn: stopped early: "+stop.Code, "the run did not complete: "+stop.line())
+		unsaid = nil
+	}
+	g.overflow(unsaid)
+	fmt.Fprintf(g.w, "cairn: %s\n", g.totals.text(exit, stop))
 	if g.summary == nil {
 		return
 	}
 	if g.totals.inputs == 0 {
 		g.summaryHead()
+		if stop != nil {
+			g.tableHead()
+		}
 	}
-	if n := g.totals.inputs - MaxSummaryRows; n > 0 {
-		fmt.Fprintf(g.summary, "\n%d more inputs are not listed here; the annotations and the totals count them.\n", n)
+	if stop != nil {
+		cells := []string{"stopped", "", "stopped early: `" + stop.Code + "`: " + stop.Text}
+		for range checkNames {
+			cells = append(cells, "")
+		}
+		io.WriteString(g.summary, "| "+strings.Join(cells, " | ")+" |\n")
 	}
 	fmt.Fprintf(g.summary, "\n%s. Not certified: %s. What each code means: [docs/codes.md](%s).\n\n",
-		capitalize(g.totals.text()), "`"+strings.Join(codeNames(g.limits), "`, `")+"`", CodesURL)
+		capitalize(g.totals.text(exit, stop)), "`"+strings.Join(codeNames(g.limits), "`, `")+"`", CodesURL)
 }
 
 // Disabled: one warning, and the summary says that nothing was audited.

@@ -137,7 +137,16 @@ func junitProperties(rep *audit.Report) []junitProperty {
 	return ps
 }
 
-func (j *junitWriter) Close() { io.WriteString(j.w, "</testsuites>\n") }
+// Close: a run that stopped early gains a suite whose one test case is
+// an error naming the stop's code, after the inputs' suites.
+func (j *junitWriter) Close(exit int, stop *Stop) {
+	if stop != nil {
+		j.suite(junitSuite{Name: "cairn run (stopped early)", Properties: []junitProperty{{"exit_code", strconv.Itoa(exit)}},
+			Cases: []junitCase{{Name: "the run", Classname: "cairn", Error: &junitOutcome{
+				Message: "stopped early: " + stop.Code, Type: "stopped", Text: "the run did not complete: " + stop.line()}}}})
+	}
+	io.WriteString(j.w, "</testsuites>\n")
+}
 
 // Disabled: a suite per input whose checks are all skipped.
 func (j *junitWriter) Disabled(n int, notice string) {
@@ -149,5 +158,5 @@ func (j *junitWriter) Disabled(n int, notice string) {
 		}
 		j.suite(s)
 	}
-	j.Close()
+	j.Close(0, nil)
 }

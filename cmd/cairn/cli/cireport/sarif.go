@@ -3,6 +3,7 @@ package cireport
 import (
 	"encoding/json"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -12,8 +13,12 @@ import (
 // vocabulary (SPEC §8), and one result per finding of every input, in the
 // order of the inputs and of their findings; an invalid input is one
 // result. A result's logical location is the input's position, the
-// record and the contract's place; its physical location, with a line
-// region for JSONL, only when the caller named the input by a URI.
+// record and the contract's place; its physical location, only when the
+// caller named the input by a URI, always has a region: the record's line
+// for JSONL, line 1 for the input as a whole or a document. What real
+// consumers need besides the schema (SPEC §14.1 v4: the SARIF
+// multitool's SARIF and GitHub rules): a version that starts with a
+// digit and a semanticVersion, a name on every rule, those regions.
 
 // SchemaURI is the SARIF document's $schema: the OASIS schema of SARIF
 // 2.1.0 with its first errata.
@@ -32,6 +37,7 @@ type sarifLevel struct {
 
 type sarifRule struct {
 	ID                   string     `json:"id"`
+	Name                 string     `json:"name"`
 	ShortDescription     sarifText  `json:"shortDescription"`
 	FullDescription      sarifText  `json:"fullDescription"`
 	Help                 sarifText  `json:"help"`
@@ -41,10 +47,11 @@ type sarifRule struct {
 
 type sarifTool struct {
 	Driver struct {
-		Name           string      `json:"name"`
-		Version        string      `json:"version"`
-		InformationURI string      `json:"informationUri"`
-		Rules          []sarifRule `json:"rules"`
+		Name            string      `json:"name"`
+		Version         string      `json:"version"`
+		SemanticVersion string      `json:"semanticVersion"`
+		InformationURI  string      `json:"informationUri"`
+		Rules           []sarifRule `json:"rules"`
 	} `json:"driver"`
 }
 
@@ -89,16 +96,24 @@ type sarifResultBag struct {
 }
 
 type sarifNotification struct {
-	Level   string    `json:"level"`
-	Message sarifText `json:"message"`
+	Level      string          `json:"level"`
+	Message    sarifText       `json:"message"`
+	Descriptor *sarifReference `json:"descriptor,omitempty"`
+}
+
+// sarifReference names a notification's fixed code.
+type sarifReference struct {
+	ID string `json:"id"`
 }
 
 type sarifInvocation struct {
 	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ExitCode                   int                 `json:"exitCode"`
 	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
 }
 
-// sarifRunBag is the run's property bag: the totals of the inputs.
+// sarifRunBag is the run's property bag: the totals of the inputs, and
+// the process's exit code.
 type sarifRunBag struct {
 	Inputs      int            `json:"inputs"`
 	Statuses    map[string]int `json:"statuses"`
@@ -148,6 +163,7 @@ func sarifRules() []sarifRule {
 	for _, c := range ruleCodes {
 		rules = append(rules, sarifRule{
 			ID:                   c.String(),
+			Name:                 RuleName(c),
 			ShortDescription:     sarifText{c.Meaning()},
 			FullDescription:      sarifText{c.Meaning() + "; " + c.Next()},
 			Help:                 sarifText{c.Next()},
@@ -177,7 +193,7 @@ func newSARIF(w io.Writer, opts Options) *sarifWriter {
 	s := &sarifWriter{w: w, opts: opts}
 	var tool sarifTool
 	tool.Driver.Name = "cairn"
-	tool.Driver.Version = opts.Version
+	tool.Driver.Version, tool.Driver.SemanticVersion = ToolVersion(opts.Version, opts.Revision, opts.Modified)
 	tool.Driver.InformationURI = InformationURI
 	tool.Driver.Rules = sarifRules()
 	io.WriteString(w, "{\n  \"$schema\": "+quote(SchemaURI)+",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n"+sarifRunIndent+"{\n")
@@ -264,10 +280,10 @@ func location(in Input, record *int, where *string) sarifLocation {
 	}
 	loc := sarifLocation{LogicalLocations: []sarifLogical{{Name: parts[len(parts)-1], FullyQualifiedName: strings.Join(parts, "/")}}}
 	if in.URI != "" {
-		p := &sarifPhysical{}
-		p.ArtifactLocation.URI = URIReference(in.URI)
+		p := &sarifPhysical{Region: &sarifRegion{StartLine: 1}}
+		p.ArtifactLocation.URI = in.URI
 		if record != nil && isLine(in.Report.Input.Format) && *record >= 1 {
-			p.Region = &sarifRegion{StartLine: *record}
+			p.Region.StartLine = *record
 		}
 		loc.PhysicalLocation = p
 	}
@@ -284,15 +300,21 @@ func (s *sarifWriter) end(inv sarifInvocation, enabled bool, inputs int) {
 	for _, st := range []audit.Status{audit.StatusPass, audit.StatusFail, audit.StatusInconclusive, audit.StatusInvalid} {
 		bag.Statuses[string(st)] = s.totals.by[st]
 	}
-	if s.totals.inputs > 0 {
-		bag.ExitCode = s.totals.worst.ExitCode()
-	}
+	bag.ExitCode = inv.ExitCode
 	io.WriteString(s.w, sarifMemberIndent+"\"properties\": "+indent(bag, sarifMemberIndent)+"\n")
 	io.WriteString(s.w, sarifRunIndent+"}\n  ]\n}\n")
 }
 
-func (s *sarifWriter) Close() {
-	s.end(sarifInvocation{ExecutionSuccessful: true}, true, s.totals.inputs)
+// Close: a run that stopped early is no successful execution, and its
+// invocation's notification names the stop's code.
+func (s *sarifWriter) Close(exit int, stop *Stop) {
+	inv := sarifInvocation{ExecutionSuccessful: stop == nil, ExitCode: exit}
+	if stop != nil {
+		inv.ToolExecutionNotifications = []sarifNotification{{Level: "error",
+			Message:    sarifText{"the run did not complete: " + stop.line()},
+			Descriptor: &sarifReference{ID: stop.Code}}}
+	}
+	s.end(inv, true, s.totals.inputs)
 }
 
 // Disabled: no result, and an invocation that says nothing was audited.
@@ -316,28 +338,105 @@ func quote(s string) string {
 	return string(b)
 }
 
-// URIReference is s as a URI reference (RFC 3986): the caller's URI as
-// given, with every byte that may not appear in one percent-encoded (a
-// space, a backslash, a byte of a non-ASCII character, a % that starts no
-// escape), so that a path given as the URI still makes a valid one.
-func URIReference(s string) string {
-	const hex = "0123456789ABCDEF"
+// RuleName is a code's rule name, its words in PascalCase:
+// tool_before_project_search is ToolBeforeProjectSearch.
+func RuleName(code audit.Code) string {
 	var b strings.Builder
+	for _, w := range strings.Split(code.String(), "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+// ToolVersion is SARIF's tool version and semanticVersion for cairn's
+// version, as cairn version prints it (v1.2.3, a pseudo-version,
+// "(devel)"): a release's without its v; for a build that has no version,
+// 0.0.0-dev, with the VCS revision (and "modified") as build metadata
+// when known. version always starts with a digit and semantic is SemVer
+// 2.0.0.
+func ToolVersion(cairn, revision string, modified bool) (version, semantic string) {
+	v := strings.TrimPrefix(cairn, "v")
+	if semVer.MatchString(v) {
+		return v, v
+	}
+	semantic = "0.0.0-dev"
+	if buildIdent.MatchString(revision) {
+		semantic += "+" + revision
+		if modified {
+			semantic += ".modified"
+		}
+	}
+	return "0.0.0-dev", semantic
+}
+
+var (
+	// semVer is SemVer 2.0.0's grammar (semver.org), a version with its
+	// pre-release and build metadata.
+	semVer = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+		`(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?` +
+		`(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+	buildIdent = regexp.MustCompile(`^[0-9A-Za-z-]+$`)
+)
+
+// IsURIReference reports whether s is a URI reference (RFC 3986 §4.1: a
+// URI, or a relative reference), not empty: what --sarif-uri takes. Every
+// byte is unreserved, a sub-delimiter, one of ":/?#@", or starts a
+// percent-encoding (% and two hex digits); at most one # starts the
+// fragment; "[" and "]" only around an IP literal host; a ":" before the
+// first "/", "?" or "#" ends a scheme (a letter, then letters, digits, +,
+// - or .), so a relative path's first segment holds none.
+func IsURIReference(s string) bool {
+	if s == "" || strings.Count(s, "#") > 1 {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
-			strings.IndexByte("-._~:/?#@!$&'()*+,;=", c) >= 0:
-			b.WriteByte(c)
+			strings.IndexByte("-._~!$&'()*+,;=:/?#@[]", c) >= 0:
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b.WriteByte(c)
+			i += 2
 		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
+			return false
 		}
 	}
-	return b.String()
+	rest := s
+	if i := strings.IndexAny(s, ":/?#"); i >= 0 && s[i] == ':' {
+		if !scheme.MatchString(s[:i]) {
+			return false // a relative path whose first segment holds ":"
+		}
+		rest = s[i+1:]
+	}
+	// Brackets belong to an IP literal, the whole host of an authority.
+	if strings.ContainsAny(rest, "[]") {
+		auth, ok := strings.CutPrefix(rest, "//")
+		if !ok {
+			return false
+		}
+		if i := strings.IndexAny(auth, "/?#"); i >= 0 {
+			auth = auth[:i]
+		}
+		host := auth[strings.LastIndexByte(auth, '@')+1:]
+		end := strings.IndexByte(host, ']')
+		if !strings.HasPrefix(host, "[") || end < 0 || strings.Count(rest, "[") != 1 || strings.Count(rest, "]") != 1 ||
+			end+1 < len(host) && (host[end+1] != ':' || !allDigits(host[end+2:])) {
+			return false
+		}
+	}
+	return true
+}
+
+var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func isHex(c byte) bool {
