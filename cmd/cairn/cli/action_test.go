@@ -338,6 +338,22 @@ func TestGitHubAction(t *testing.T) {
 			exit: 0, status: "pass", direct: []string{"pass-cnry.jsonl"}},
 		{name: "fail", files: map[string]string{"fail-cnry.jsonl": fail}, inputs: codex("fail-cnry.jsonl"),
 			exit: 1, status: "fail", stdout: "::error title=cairn input 1%3A memory_first fail%3A tool_before_project_search::", direct: []string{"fail-cnry.jsonl"}},
+		// The memory catalog, as cairn takes it (SPEC §16.1): another
+		// server's catalog does not know cairn-memory's calls; a catalog
+		// file cairn refuses is an error of the inputs, with cairn's line.
+		{name: "catalog", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl", "catalog", "mcp-server-memory"),
+			exit: 1, status: "fail", stdout: "::error title=cairn input 1%3A memory_first fail%3A tool_before_project_search::", direct: []string{"pass-cnry.jsonl"}},
+		{name: "memory-server, one a line", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl", "memory-server", "cairn_memory\ncairn-memory"),
+			exit: 0, status: "pass", direct: []string{"pass-cnry.jsonl"}},
+		{name: "memory-server, another name", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl", "memory-server", "kg cnry"),
+			exit: 1, status: "fail", direct: []string{"pass-cnry.jsonl"}},
+		{name: "a catalog file cairn refuses", files: map[string]string{"pass-cnry.jsonl": pass, "catalog-cnry.json": "testdata/catalog/tools-list/README.md"},
+			inputs: codex("pass-cnry.jsonl", "catalog-file", "catalog-cnry.json"), exit: 2, status: "error", noSARIF: true,
+			stdout: "::error title=cairn::usage error: catalog_invalid at catalog: the catalog file is not a valid cairn.catalog/v1 catalog (where says which member); fix the member that where names; cairn catalog check PATH lists every problem",
+			stderr: "cairn: usage error: catalog_invalid at catalog: the catalog file is not a valid cairn.catalog/v1 catalog (where says which member); fix the member that where names; cairn catalog check PATH lists every problem\n"},
+		{name: "catalog and catalog-file", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl", "catalog", "cairn-memory", "catalog-file", "c.json"),
+			exit: 2, status: "error", noSARIF: true, stdout: "::error title=cairn::usage error: --catalog and --catalog-file cannot be used together",
+			stderr: "cairn: usage error: --catalog and --catalog-file cannot be used together\nRun 'cairn eval batch --help' for usage.\n"},
 		{name: "fail, fail-on inconclusive,invalid", files: map[string]string{"fail-cnry.jsonl": fail}, inputs: codex("fail-cnry.jsonl", "fail-on", "inconclusive,invalid"),
 			exit: 0, status: "fail", stdout: "::error title=cairn input 1%3A memory_first fail%3A tool_before_project_search::", direct: []string{"fail-cnry.jsonl"}},
 		{name: "inconclusive", files: map[string]string{"inconclusive-cnry.jsonl": inconclusive}, inputs: codex("inconclusive-cnry.jsonl"),
@@ -464,6 +480,12 @@ func TestGitHubAction(t *testing.T) {
 				args := []string{"eval", "batch", "--format", tc.inputs["format"]}
 				if tc.inputs["capture-authorized"] == "true" {
 					args = append(args, "--capture-authorized")
+				}
+				if c := tc.inputs["catalog"]; c != "" {
+					args = append(args, "--catalog", c)
+				}
+				for _, s := range strings.Fields(tc.inputs["memory-server"]) {
+					args = append(args, "--memory-server", s)
 				}
 				var paths []string
 				for _, p := range tc.direct {
