@@ -19,7 +19,7 @@ const table = `
   about: a real server from npm
   server:
     name: memory
-    npm: ["@modelcontextprotocol/server-memory@2026.8.31"]
+    npm: ["@example/memory-server@1.0.0"]
     bin: mcp-server-memory
     env: {MEMORY_FILE_PATH: "{work}/.memory.jsonl"}
     hang: search_nodes
@@ -92,7 +92,7 @@ func TestServerCommand(t *testing.T) {
 	}
 	r := &Run{WorkDir: "/tmp/w", Scratch: "/tmp/s", Self: "/bin/capture", MCPServer: "/bin/mcpserver"}
 	cmd, args, env := r.ServerCommand(&ss[0].Server, false)
-	if got := cmd + " " + strings.Join(args, " "); got != "/bin/capture mcp-hang -marker /tmp/s/mcp-hang.marker -tool search_nodes -- /tmp/cairn-mcp-npm/modelcontextprotocol+server-memory2026.8.31/node_modules/.bin/mcp-server-memory" {
+	if got := cmd + " " + strings.Join(args, " "); got != "/bin/capture mcp-hang -marker /tmp/s/mcp-hang.marker -tool search_nodes -- /tmp/cairn-mcp-npm/example+memory-server1.0.0/node_modules/.bin/mcp-server-memory" {
 		t.Errorf("npm server: %s", got)
 	}
 	if env["MEMORY_FILE_PATH"] != "/tmp/w/.memory.jsonl" {

@@ -20,8 +20,8 @@ func TestMCPConfig(t *testing.T) {
 	}{
 		{kit.Server{}, `{"mcpServers":{"cairn-memory":{"args":["-name","cairn-memory"],"command":"/bin/mcpserver","type":"stdio"}}}`},
 		{kit.Server{Command: "/nonexistent/x"}, `{"mcpServers":{"cairn-memory":{"args":null,"command":"/nonexistent/x","type":"stdio"}}}`},
-		{kit.Server{Name: "memory", NPM: []string{"@modelcontextprotocol/server-memory@2026.8.31"}, Bin: "mcp-server-memory", Env: map[string]string{"MEMORY_FILE_PATH": "{work}/m.jsonl"}},
-			`{"mcpServers":{"memory":{"args":[],"command":"/tmp/cairn-mcp-npm/modelcontextprotocol+server-memory2026.8.31/node_modules/.bin/mcp-server-memory","env":{"MEMORY_FILE_PATH":"/w/m.jsonl"},"type":"stdio"}}}`},
+		{kit.Server{Name: "memory", NPM: []string{"@example/memory-server@1.0.0"}, Bin: "mcp-server-memory", Env: map[string]string{"MEMORY_FILE_PATH": "{work}/m.jsonl"}},
+			`{"mcpServers":{"memory":{"args":[],"command":"/tmp/cairn-mcp-npm/example+memory-server1.0.0/node_modules/.bin/mcp-server-memory","env":{"MEMORY_FILE_PATH":"/w/m.jsonl"},"type":"stdio"}}}`},
 	} {
 		if got := string(mcpConfig(r, &tc.sv)); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
