@@ -124,6 +124,11 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 		cmd, args = sv.Command, []string{}
 	case len(sv.NPM) > 0:
 		cmd, args = npm+"/node_modules/.bin/"+sv.Bin, []string{}
+		// By its real path, not the link: @ai-devkit/memory serves only
+		// when argv[1] is its own file.
+		if real, err := filepath.EvalSymlinks(cmd); err == nil && !placeholders {
+			cmd = real
+		}
 	}
 	switch {
 	case sv.Hang != "":
