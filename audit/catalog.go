@@ -254,6 +254,8 @@ var (
 	SpellGemini = Spelling{"mcp_", "_"}
 	// SpellJoined is S_T (OpenCode, pi-mcp-adapter's direct tools).
 	SpellJoined = Spelling{"", "_"}
+	// SpellQwen is Qwen Code's: mcp__S__T, as Claude Code's.
+	SpellQwen = SpellMCP
 )
 
 // Resolve finds the tool that name, as spelling sp writes it, names: the

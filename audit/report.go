@@ -120,6 +120,7 @@ const (
 	FormatPi         = "pi-jsonl"
 	FormatOpenCode   = "opencode-jsonl"
 	FormatOpenCodeEx = "opencode-export"
+	FormatQwen       = "qwen-jsonl"
 	FormatTrajectory = "trajectory"
 )
 
