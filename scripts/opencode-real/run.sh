@@ -33,8 +33,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 go build -o "$bin/capture" ./scripts/opencode-real/capture
-# The cairn-memory MCP server is the Claude harness's, reused as is.
-go build -o "$bin/mcpserver" ./scripts/claude-real/mcpserver
+# The cairn-memory MCP server is the capture kit's.
+go build -o "$bin/mcpserver" ./scripts/capturekit/mcpserver
 
 # offline CMD...: run CMD in a new network namespace with only loopback up.
 offline() {

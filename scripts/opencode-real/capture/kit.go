@@ -2,7 +2,7 @@
 
 package main
 
-import "github.com/cairn-audit/cairn/scripts/capturekit"
+import capturekit "github.com/cairn-audit/cairn/scripts/capturekit/oldkit"
 
 // What this harness shares with the other capture harnesses (package
 // capturekit): the want.json model, the shape of a JSON value, the offline
