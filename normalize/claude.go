@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -133,6 +134,9 @@ type Claude struct {
 	// agentsRunning counts the calls that started a sub-agent in the
 	// foreground and have no result yet.
 	agentsRunning int
+	// blockType is the type of the assistant record's first block (a
+	// Qwen Code record holds one type).
+	blockType []byte
 	// apiErrors are the records of assistant texts that read as the
 	// CLI's API-error notice, not yet known to come before a failed
 	// result (Qwen Code, SPEC §18).
@@ -420,9 +424,7 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 	if aborted {
 		c.note(audit.MessageAborted, claudeAssistant)
 	}
-	if c.d.qwen && !oneBlockType(content) {
-		return c.violation("assistant.message.content")
-	}
+	c.blockType = nil
 	var err error
 	stream.Elements(content, func(block []byte) bool {
 		err = c.assistantBlock(block, sub, aborted, apiError)
@@ -439,12 +441,14 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if stream.TypeOf(block) != stream.Object {
 		return c.violation("assistant.message.content[]")
 	}
-	var typ, id, name, input, caller []byte
+	var typ, id, name, input, caller, text []byte
 	unknown := false
 	stream.Members(block, func(n, v []byte) bool {
 		switch string(n) {
 		case "type":
 			typ = v
+		case "text":
+			text = v
 		case "id":
 			id = v
 		case "name":
@@ -464,12 +468,15 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if stream.TypeOf(typ) != stream.String {
 		return c.violation("assistant.message.content[]")
 	}
+	if c.d.qwen && !c.oneBlockType(typ) {
+		return c.violation("assistant.message.content")
+	}
 	switch stream.Text(typ) {
 	case "text":
 		if apiError {
 			return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeAssistant})
 		}
-		if c.d.qwen && !sub && apiErrorText(block) {
+		if c.d.qwen && !sub && bytes.HasPrefix(text, qwenAPIError) {
 			// Narration, or the CLI's notice of an API error when a failed
 			// result follows: the next record says (settleAPIErrors).
 			c.apiErrors = append(c.apiErrors, c.n)
@@ -488,7 +495,7 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, UnknownType: true, NoResult: true,
 			InputUnknown: abortedCode(aborted), Where: claudeAssistant})
 	}
-	if unknown {
+	if unknown || text != nil {
 		c.unknownField(claudeToolUse)
 	}
 	switch {
@@ -610,16 +617,18 @@ func (c *Claude) user(line []byte, root []stream.Span) error {
 	default:
 		return c.violation("user.message.content")
 	}
-	results := 0
-	stream.Elements(content, func(block []byte) bool {
-		if isBlock(block, "tool_result") {
-			results++
-		}
-		return true
-	})
 	var structured []byte
-	if results == 1 && c.d.structured {
-		structured = structuredContent(line, root)
+	if c.d.structured {
+		results := 0
+		stream.Elements(content, func(block []byte) bool {
+			if isBlock(block, "tool_result") {
+				results++
+			}
+			return true
+		})
+		if results == 1 {
+			structured = structuredContent(line, root)
+		}
 	}
 	var err error
 	stream.Elements(content, func(block []byte) bool {

@@ -36,7 +36,8 @@ const qwenBridge = "tool_call"
 
 // qwenAPIError is how the CLI's notice of a failed model request begins
 // (its parseAndFormatApiError): "[API Error: <status> <message>]", with a
-// rate-limit hint after the bracket for a 429.
+// rate-limit hint after the bracket for a 429. A text block's text
+// member, as written, begins so.
 var qwenAPIError = []byte(`"[API Error: `)
 
 // QwenPlaces lists every place a Qwen Code finding or error may name: the
@@ -141,41 +142,15 @@ func (c *Claude) qwenValue(content []byte) []byte {
 	return x.doc
 }
 
-// oneBlockType reports whether every block of content has one type, as
-// every assistant record Qwen Code prints (SPEC §18).
-func oneBlockType(content []byte) bool {
-	var first []byte
-	one := true
-	stream.Elements(content, func(block []byte) bool {
-		var typ []byte
-		stream.Members(block, func(n, v []byte) bool {
-			if string(n) == "type" {
-				typ = v
-				return false
-			}
-			return true
-		})
-		if first == nil {
-			first = typ
-		}
-		one = bytes.Equal(typ, first)
-		return one
-	})
-	return one
-}
-
-// apiErrorText reports whether a text block's text is of the form of the
-// CLI's API-error notice.
-func apiErrorText(block []byte) bool {
-	is := false
-	stream.Members(block, func(n, v []byte) bool {
-		if string(n) == "text" {
-			is = bytes.HasPrefix(v, qwenAPIError)
-			return false
-		}
+// oneBlockType reports whether a block of type typ (a JSON string) has
+// the type of its record's first block, as every assistant record Qwen
+// Code prints (SPEC §18).
+func (c *Claude) oneBlockType(typ []byte) bool {
+	if c.blockType == nil {
+		c.blockType = typ
 		return true
-	})
-	return is
+	}
+	return bytes.Equal(typ, c.blockType)
 }
 
 // settleAPIErrors takes the next assistant, user or result record (of
