@@ -19,8 +19,9 @@ import (
 	codex "github.com/cairn-audit/cairn/scripts/codex-real"
 	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
 	pi "github.com/cairn-audit/cairn/scripts/pi-real"
+	qwen "github.com/cairn-audit/cairn/scripts/qwen-real"
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, pi.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, pi.Spec, qwen.Spec))
 }
