@@ -134,6 +134,9 @@ type Claude struct {
 	// agentsRunning counts the calls that started a sub-agent in the
 	// foreground and have no result yet.
 	agentsRunning int
+	// child are the located members of the record's message, when the
+	// checker located them (empty otherwise).
+	child []stream.Span
 	// blockType is the type of the assistant record's first block (a
 	// Qwen Code record holds one type).
 	blockType []byte
@@ -167,6 +170,7 @@ func (c *Claude) Checked(line []byte, n int, v stream.Verdict) error {
 		return audit.Invalid(v.Code, n, v.Cause)
 	}
 	c.n = n
+	c.child = v.Child
 	clear(c.unknownAt)
 	var typ, subtype []byte
 	for i := range v.Root {
@@ -370,12 +374,22 @@ func (c *Claude) result(line []byte, root []stream.Span) error {
 	return c.add(audit.Event{Kind: audit.EventCounted, Where: claudeResult})
 }
 
-// message finds the record's message.content and parent_tool_use_id.
-func message(line []byte, root []stream.Span) (content, parent []byte, hasParent bool) {
+// message finds the record's message.content and parent_tool_use_id:
+// content from the message's members the checker located, when it did,
+// else by a walk of the message.
+func (c *Claude) message(line []byte, root []stream.Span) (content, parent []byte, hasParent bool) {
+	for i := range c.child {
+		if name, value := c.child[i].In(line); string(name) == "content" {
+			content = value
+		}
+	}
 	for i := range root {
 		name, value := root[i].In(line)
 		switch string(name) {
 		case "message":
+			if len(c.child) > 0 {
+				continue
+			}
 			stream.Members(value, func(n, v []byte) bool {
 				if string(n) == "content" {
 					content = v
@@ -394,7 +408,7 @@ func message(line []byte, root []stream.Span) (content, parent []byte, hasParent
 }
 
 func (c *Claude) assistant(line []byte, root []stream.Span) error {
-	content, parent, hasParent := message(line, root)
+	content, parent, hasParent := c.message(line, root)
 	if stream.TypeOf(content) != stream.Array {
 		return c.violation("assistant.message.content")
 	}
@@ -608,7 +622,7 @@ func unparsed(input []byte) bool {
 }
 
 func (c *Claude) user(line []byte, root []stream.Span) error {
-	content, _, _ := message(line, root)
+	content, _, _ := c.message(line, root)
 	switch stream.TypeOf(content) {
 	case stream.String:
 		// A prompt or a notice the CLI added: counted only.
@@ -762,7 +776,7 @@ func (c *Claude) End() error {
 // must pass: no repeated member name anywhere. It locates the record's
 // members that the front end reads (claudeReads).
 func NewClaudeChecker() *stream.Checker {
-	return &stream.Checker{Locate: stream.Locate{Reads: claudeReads}}
+	return &stream.Checker{Locate: stream.Locate{Child: "message", Reads: claudeReads}}
 }
 
 // claudeReads reports whether the front end reads a record member of this
@@ -772,7 +786,7 @@ func claudeReads(name []byte) bool {
 	switch string(name) {
 	case "type", "subtype", "supersedes", "mcp_servers", "message", "parent_tool_use_id",
 		"aborted", "is_api_error_message", "tool_use_result", "is_error", "terminal_reason",
-		"qwen_code_version":
+		"qwen_code_version", "content":
 		return true
 	}
 	return false
