@@ -154,8 +154,11 @@ func (c *Claude) oneBlockType(typ []byte) bool {
 }
 
 // settleAPIErrors takes the next assistant, user or result record (of
-// type t) after API-error texts: before a failed result they count in
-// stream_errors, before anything else as narration (SPEC §18).
+// type t) after API-error texts: right before the run's result they are
+// the CLI's notice of a failed model request and count in stream_errors
+// (SPEC §18); before anything else, as narration. Qwen Code 0.21 follows
+// the notice with a success result (exit 0): the turn still failed, and
+// is turn_failed.
 func (c *Claude) settleAPIErrors(line []byte, root []stream.Span, t string) error {
 	if len(c.apiErrors) == 0 {
 		return nil
@@ -172,11 +175,10 @@ func (c *Claude) settleAPIErrors(line []byte, root []stream.Span, t string) erro
 			failed = failed || !stream.TextIs(value, "success")
 		}
 	}
-	kind := audit.EventNarration
-	if failed {
-		kind = audit.EventStreamError
+	if !failed {
+		c.note(audit.TurnFailed, claudeResult)
 	}
-	return c.flushAPIErrors(kind)
+	return c.flushAPIErrors(audit.EventStreamError)
 }
 
 // narrateAPIErrors counts the pending API-error texts as narration: no
