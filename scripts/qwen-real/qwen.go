@@ -77,7 +77,15 @@ var Spec = &kit.Spec[scenario, *scenario]{
 		var b strings.Builder
 		b.WriteString(readmeHead)
 		for _, s := range ss {
-			fmt.Fprintf(&b, "- `%s.jsonl` — %s. qwen exit %d. **%s**: %s.\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(true, ""), s.Why)
+			fmt.Fprintf(&b, "- `%s.jsonl` — %s. qwen exit %d. **%s**: %s.", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(true, ""), s.Why)
+			for _, v := range s.Overrides("exit", "want", "why") {
+				vs, err := kit.ForVersion(s, v)
+				if err != nil {
+					return "", err
+				}
+				fmt.Fprintf(&b, " **In %s: qwen exit %d, %s**: %s.", v, vs.Exit, vs.Want.Verdict().Describe(true, ""), vs.Why)
+			}
+			b.WriteString("\n")
 		}
 		return b.String() + readmeTail, nil
 	},
