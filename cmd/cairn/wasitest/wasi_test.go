@@ -48,6 +48,7 @@ var formats = []struct {
 	{"--pi-jsonl", []string{"controls/protocol-pi.jsonl"}, "pi/real/1.6.0/parallel-calls.jsonl"},
 	{"--opencode-jsonl", []string{"controls/protocol-opencode.jsonl"}, "opencode/real/1.18.33/bash-first.jsonl"},
 	{"--opencode-export", nil, "opencode/real/1.18.33/memory-first.export.json"},
+	{"--qwen-jsonl", []string{"controls/protocol-qwen.jsonl", "controls/protocol-qwen-bridge.jsonl"}, "qwen/real/0.24.4/parallel-calls.jsonl"},
 	{"--trajectory", []string{"controls/protocol-narration.json", "controls/protocol-project-search.json"}, ""},
 }
 
