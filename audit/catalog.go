@@ -256,6 +256,8 @@ var (
 	SpellJoined = Spelling{"", "_"}
 	// SpellCopilot is S-T (GitHub Copilot CLI).
 	SpellCopilot = Spelling{"", "-"}
+	// SpellQwen is Qwen Code's: mcp__S__T, as Claude Code's.
+	SpellQwen = SpellMCP
 )
 
 // Resolve finds the tool that name, as spelling sp writes it, names: the

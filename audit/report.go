@@ -121,6 +121,7 @@ const (
 	FormatOpenCode   = "opencode-jsonl"
 	FormatOpenCodeEx = "opencode-export"
 	FormatCopilot    = "copilot-jsonl"
+	FormatQwen       = "qwen-jsonl"
 	FormatTrajectory = "trajectory"
 )
 

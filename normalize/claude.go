@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -12,7 +13,18 @@ import (
 // claude -p --output-format stream-json --verbose, as the CLI of
 // @anthropic-ai/claude-code 2.1.332 prints it (reference/claude-stream-json.md),
 // whose record types are the SDKMessage union of
-// @anthropic-ai/claude-agent-sdk 0.3.332.
+// @anthropic-ai/claude-agent-sdk 0.3.332. Qwen Code prints a dialect of
+// it (SPEC §18), read by this reader with the differences its
+// claudeDialect names (qwen.go).
+//
+// Layout: Checked dispatches a record by type — system (init, the benign
+// subtypes, a dialect's background tasks), assistant (assistantBlock: a
+// call, text, reasoning), user (userBlock: a result) and result (the end
+// of a turn). State: the open turns, one claudeCall per tool_use id (a
+// digest of the id: its ref, catalog tool, whether it had its result,
+// whether it discovers or starts a sub-agent), and a dialect's pending
+// API-error texts. The dialect value is the only thing that differs
+// between Claude Code's stream and Qwen Code's.
 
 // claudeBenign are the record types of the pinned SDKMessage union that carry
 // no tool-call evidence besides system (whose subtypes are below): counted,
@@ -59,6 +71,38 @@ func ClaudePlaces() []string {
 	}, claudeBenign...)
 }
 
+// A claudeDialect is one CLI's variant of the stream-json Claude Code
+// prints: Claude Code's own (SPEC §9) or Qwen Code's (§18). The reader is
+// one; the row of the format table picks the dialect.
+type claudeDialect struct {
+	harness   string
+	spelling  audit.Spelling // of an MCP tool's name (SPEC §16.6)
+	discovery string         // the tool that only loads definitions (ToolSearch)
+	agents    []string       // the tools that start a sub-agent
+	// down are the init.mcp_servers statuses that say the memory server
+	// was not available.
+	down []string
+	// version is the init member that the dialect's CLI always prints
+	// (required, a string); foreign one that only another dialect's
+	// prints: such an init is not this format's (SPEC §18).
+	version, foreign string
+	// caller: a tool_use may hold caller (Claude Code's programmatic
+	// calls). structured: a result's value may be the record's
+	// tool_use_result.structuredContent.
+	caller, structured bool
+	// qwen holds Qwen Code's differences (qwen.go): the tool_call bridge,
+	// results on their first line, one block type a record, API-error
+	// texts, background sub-agents.
+	qwen bool
+}
+
+// claudeCode is Claude Code's own dialect (SPEC §9).
+var claudeCode = &claudeDialect{
+	harness: "claude-code", spelling: audit.SpellMCP, discovery: "ToolSearch", agents: []string{"Agent", "Task"},
+	down: []string{"failed", "needs-auth", "disabled"}, foreign: "qwen_code_version",
+	caller: true, structured: true,
+}
+
 // claudeCall is what is kept per tool_use id.
 type claudeCall struct {
 	ref       int
@@ -66,6 +110,9 @@ type claudeCall struct {
 	result    bool
 	discovery bool // ToolSearch: its result is not judged
 	agent     bool // Agent or Task: the only calls that start a sub-agent
+	// background: a sub-agent the CLI ran in the background (SPEC §18);
+	// its calls are not in the stream.
+	background bool
 }
 
 // Claude feeds the records of a Claude Code stream, one at a time, to the
@@ -73,6 +120,7 @@ type claudeCall struct {
 // result needs; never ids, names or payloads.
 type Claude struct {
 	record
+	d     *claudeDialect
 	calls map[lifecycle.Key]claudeCall
 	refs  int // call refs handed out
 
@@ -80,11 +128,29 @@ type Claude struct {
 	sawInit   bool // a first init was seen
 	text      textJSON
 	unknownAt map[string]bool // places of unknown fields noted for this record
+	// foreign: an init of another dialect was seen (SPEC §18): the input's
+	// harness is not this dialect's.
+	foreign bool
+	// agentsRunning counts the calls that started a sub-agent in the
+	// foreground and have no result yet.
+	agentsRunning int
+	// child are the located members of the record's message, when the
+	// checker located them (empty otherwise).
+	child []stream.Span
+	// blockType is the type of the assistant record's first block (a
+	// Qwen Code record holds one type).
+	blockType []byte
+	// apiErrors are the records of assistant texts that read as the
+	// CLI's API-error notice, not yet known to come before a failed
+	// result (Qwen Code, SPEC §18).
+	apiErrors []int
 }
 
 // NewClaude returns a Claude Code front end that feeds e.
-func NewClaude(e *audit.Engine) *Claude {
-	return &Claude{record: newRecord(e), calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
+func NewClaude(e *audit.Engine) *Claude { return newClaudeReader(e, claudeCode) }
+
+func newClaudeReader(e *audit.Engine, d *claudeDialect) *Claude {
+	return &Claude{record: newRecord(e), d: d, calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
 }
 
 // unknownField notes a member outside the contract in the object at where,
@@ -104,6 +170,7 @@ func (c *Claude) Checked(line []byte, n int, v stream.Verdict) error {
 		return audit.Invalid(v.Code, n, v.Cause)
 	}
 	c.n = n
+	c.child = v.Child
 	clear(c.unknownAt)
 	var typ, subtype []byte
 	for i := range v.Root {
@@ -128,6 +195,11 @@ func (c *Claude) Checked(line []byte, n int, v stream.Verdict) error {
 		}
 		if err := c.superseded(line, v.Root, string(t)); err != nil {
 			return err
+		}
+		if c.d.qwen {
+			if err := c.settleAPIErrors(line, v.Root, string(t)); err != nil {
+				return err
+			}
 		}
 		switch string(t) {
 		case "assistant":
@@ -178,6 +250,9 @@ func (c *Claude) system(line []byte, root []stream.Span, subtype []byte) error {
 	if string(st) == "init" {
 		return c.init(line, root)
 	}
+	if c.d.qwen && (string(st) == "task_started" || string(st) == "task_notification") {
+		return c.task(line, root)
+	}
 	for _, b := range claudeBenignSystem {
 		if string(st) == b {
 			kind := audit.EventCounted
@@ -193,14 +268,31 @@ func (c *Claude) system(line []byte, root []stream.Span, subtype []byte) error {
 // init opens a turn; the first one says whether the memory server was
 // available.
 func (c *Claude) init(line []byte, root []stream.Span) error {
-	var servers []byte
+	var servers, version []byte
+	foreign := false
 	for i := range root {
-		if name, value := root[i].In(line); string(name) == "mcp_servers" {
+		name, value := root[i].In(line)
+		switch {
+		case string(name) == "mcp_servers":
 			servers = value
+		case c.d.version != "" && string(name) == c.d.version:
+			version = value
+		case c.d.foreign != "" && string(name) == c.d.foreign:
+			foreign = true
 		}
+	}
+	if foreign {
+		// Another CLI's init (a Qwen Code stream given as Claude Code's):
+		// it opens no turn of this format, and the input is not this
+		// dialect's harness (SPEC §18).
+		c.foreign = true
+		return c.add(audit.Event{Kind: audit.EventUnknown})
 	}
 	if stream.TypeOf(servers) != stream.Array {
 		return c.violation("init.mcp_servers")
+	}
+	if c.d.version != "" && stream.TypeOf(version) != stream.String {
+		return c.violation("init." + c.d.version)
 	}
 	available, bad := false, false
 	stream.Elements(servers, func(e []byte) bool {
@@ -218,12 +310,8 @@ func (c *Claude) init(line []byte, root []stream.Span) error {
 			bad = true
 			return false
 		}
-		if c.catalog.IsServer(stream.Unquote(name)) {
-			switch stream.Text(status) {
-			case "failed", "needs-auth", "disabled":
-			default: // connected, pending or another status
-				available = true
-			}
+		if c.catalog.IsServer(stream.Unquote(name)) && !c.isDown(status) {
+			available = true // connected, pending or another status
 		}
 		return true
 	})
@@ -238,6 +326,17 @@ func (c *Claude) init(line []byte, root []stream.Span) error {
 	}
 	c.open++
 	return c.add(audit.Event{Kind: audit.EventCounted, Where: claudeInit})
+}
+
+// isDown reports whether an mcp_servers status (a JSON string) says the
+// server was not available.
+func (c *Claude) isDown(status []byte) bool {
+	for _, s := range c.d.down {
+		if stream.TextIs(status, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // result closes a turn.
@@ -262,6 +361,11 @@ func (c *Claude) result(line []byte, root []stream.Span) error {
 	case reason != nil && stream.TypeOf(reason) != stream.String:
 		return c.violation("result.terminal_reason")
 	}
+	if c.d.qwen && string(isError) == "true" && c.agentRunning() {
+		// A failed foreground sub-agent's own result (SPEC §18): the
+		// turn goes on.
+		return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeResult})
+	}
 	c.open--
 	if !stream.TextIs(subtype, "success") || string(isError) == "true" ||
 		reason != nil && !stream.TextIs(reason, "completed") {
@@ -270,12 +374,22 @@ func (c *Claude) result(line []byte, root []stream.Span) error {
 	return c.add(audit.Event{Kind: audit.EventCounted, Where: claudeResult})
 }
 
-// message finds the record's message.content and parent_tool_use_id.
-func message(line []byte, root []stream.Span) (content, parent []byte, hasParent bool) {
+// message finds the record's message.content and parent_tool_use_id:
+// content from the message's members the checker located, when it did,
+// else by a walk of the message.
+func (c *Claude) message(line []byte, root []stream.Span) (content, parent []byte, hasParent bool) {
+	for i := range c.child {
+		if name, value := c.child[i].In(line); string(name) == "content" {
+			content = value
+		}
+	}
 	for i := range root {
 		name, value := root[i].In(line)
 		switch string(name) {
 		case "message":
+			if len(c.child) > 0 {
+				continue
+			}
 			stream.Members(value, func(n, v []byte) bool {
 				if string(n) == "content" {
 					content = v
@@ -294,7 +408,7 @@ func message(line []byte, root []stream.Span) (content, parent []byte, hasParent
 }
 
 func (c *Claude) assistant(line []byte, root []stream.Span) error {
-	content, parent, hasParent := message(line, root)
+	content, parent, hasParent := c.message(line, root)
 	if stream.TypeOf(content) != stream.Array {
 		return c.violation("assistant.message.content")
 	}
@@ -324,6 +438,7 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 	if aborted {
 		c.note(audit.MessageAborted, claudeAssistant)
 	}
+	c.blockType = nil
 	var err error
 	stream.Elements(content, func(block []byte) bool {
 		err = c.assistantBlock(block, sub, aborted, apiError)
@@ -340,12 +455,14 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if stream.TypeOf(block) != stream.Object {
 		return c.violation("assistant.message.content[]")
 	}
-	var typ, id, name, input, caller []byte
+	var typ, id, name, input, caller, text []byte
 	unknown := false
 	stream.Members(block, func(n, v []byte) bool {
 		switch string(n) {
 		case "type":
 			typ = v
+		case "text":
+			text = v
 		case "id":
 			id = v
 		case "name":
@@ -353,6 +470,9 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		case "input":
 			input = v
 		case "caller":
+			if !c.d.caller {
+				unknown = true
+			}
 			caller = v
 		default:
 			unknown = true
@@ -362,10 +482,19 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if stream.TypeOf(typ) != stream.String {
 		return c.violation("assistant.message.content[]")
 	}
+	if c.d.qwen && !c.oneBlockType(typ) {
+		return c.violation("assistant.message.content")
+	}
 	switch stream.Text(typ) {
 	case "text":
 		if apiError {
 			return c.add(audit.Event{Kind: audit.EventStreamError, Where: claudeAssistant})
+		}
+		if c.d.qwen && !sub && bytes.HasPrefix(text, qwenAPIError) {
+			// Narration, or the CLI's notice of an API error when a failed
+			// result follows: the next record says (settleAPIErrors).
+			c.apiErrors = append(c.apiErrors, c.n)
+			return nil
 		}
 		return c.add(audit.Event{Kind: audit.EventNarration, Where: claudeAssistant})
 	case "thinking", "redacted_thinking":
@@ -380,7 +509,7 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		return c.add(audit.Event{Kind: audit.EventCall, Ref: c.nextRef(), SubAgent: sub, UnknownType: true, NoResult: true,
 			InputUnknown: abortedCode(aborted), Where: claudeAssistant})
 	}
-	if unknown {
+	if unknown || text != nil {
 		c.unknownField(claudeToolUse)
 	}
 	switch {
@@ -399,15 +528,22 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if _, dup := c.calls[k]; dup {
 		return c.invalid(audit.DuplicateCallID, "assistant.tool_use.id")
 	}
-	tool := stream.Unquote(name)
-	if string(tool) == "ToolSearch" {
+	tool, args, bridged := stream.Unquote(name), input, false
+	if c.d.qwen {
+		tool, args, bridged = c.bridged(tool, input)
+	}
+	if string(tool) == c.d.discovery {
 		// Tool discovery: the model loads a tool's definition; no call.
 		c.calls[k] = claudeCall{discovery: true}
 		return c.add(audit.Event{Kind: audit.EventDiscovery, Where: claudeToolUse})
 	}
 	ref := c.nextRef()
-	memory := c.catalog.Resolve(audit.SpellMCP, tool)
-	c.calls[k] = claudeCall{ref: ref, tool: memory, agent: string(tool) == "Agent" || string(tool) == "Task"}
+	memory := c.catalog.Resolve(c.d.spelling, tool)
+	agent := c.startsAgent(tool)
+	if agent {
+		c.agentsRunning++
+	}
+	c.calls[k] = claudeCall{ref: ref, tool: memory, agent: agent}
 	// A program's call (code execution), like a sub-agent's, is not the
 	// main agent's own: memory_first does not look at it.
 	ev := audit.Event{Kind: audit.EventCall, Ref: ref, SubAgent: sub || programmatic, Where: claudeToolUse, Tool: memory}
@@ -418,10 +554,24 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		// The message was cut off (max_tokens): the call's input is unknown.
 		c.note(audit.MessageAborted, claudeToolUse)
 		ev.InputUnknown = audit.MessageAborted
+	case bridged && args == nil:
+		// A bridge call whose target or arguments are not there: which
+		// tool it called, with what, is unknown (SPEC §18).
+		ev.InputUnknown = audit.CallInputUnknown
 	default:
-		ev.ProjectScoped = scoped(c.catalog, memory, input)
+		ev.ProjectScoped = scoped(c.catalog, memory, args)
 	}
 	return c.add(ev)
+}
+
+// startsAgent reports whether a call of tool starts a sub-agent.
+func (c *Claude) startsAgent(tool []byte) bool {
+	for _, a := range c.d.agents {
+		if string(tool) == a {
+			return true
+		}
+	}
+	return false
 }
 
 // callerProgrammatic reads a tool_use's caller (nil when absent): whether
@@ -472,7 +622,7 @@ func unparsed(input []byte) bool {
 }
 
 func (c *Claude) user(line []byte, root []stream.Span) error {
-	content, _, _ := message(line, root)
+	content, _, _ := c.message(line, root)
 	switch stream.TypeOf(content) {
 	case stream.String:
 		// A prompt or a notice the CLI added: counted only.
@@ -481,16 +631,18 @@ func (c *Claude) user(line []byte, root []stream.Span) error {
 	default:
 		return c.violation("user.message.content")
 	}
-	results := 0
-	stream.Elements(content, func(block []byte) bool {
-		if isBlock(block, "tool_result") {
-			results++
-		}
-		return true
-	})
 	var structured []byte
-	if results == 1 {
-		structured = structuredContent(line, root)
+	if c.d.structured {
+		results := 0
+		stream.Elements(content, func(block []byte) bool {
+			if isBlock(block, "tool_result") {
+				results++
+			}
+			return true
+		})
+		if results == 1 {
+			structured = structuredContent(line, root)
+		}
 	}
 	var err error
 	stream.Elements(content, func(block []byte) bool {
@@ -570,7 +722,7 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 	switch {
 	case stream.TypeOf(id) != stream.String:
 		return c.violation("user.tool_result.tool_use_id")
-	case content == nil:
+	case content == nil && !c.d.qwen: // Qwen Code leaves out an empty one
 		return c.violation("user.tool_result.content")
 	case isError != nil && stream.TypeOf(isError) != stream.Bool:
 		return c.violation("user.tool_result.is_error")
@@ -585,6 +737,9 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 	}
 	call.result = true
 	c.calls[k] = call
+	if call.agent && !call.background {
+		c.agentsRunning--
+	}
 	if call.discovery {
 		return nil // a ToolSearch result changes nothing
 	}
@@ -595,6 +750,8 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 	case !c.catalog.IsSearch(call.tool):
 	case structured != nil:
 		ev.Retrieval = retrieves(c.catalog, call.tool, structured)
+	case c.d.qwen:
+		ev.Retrieval = retrieves(c.catalog, call.tool, c.qwenValue(content))
 	case stream.TypeOf(content) == stream.String:
 		ev.Retrieval = retrieves(c.catalog, call.tool, c.text.object(content))
 	case stream.TypeOf(content) == stream.Array:
@@ -606,6 +763,9 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 // End reports the end of input: a turn still open, or none at all, is
 // turn_incomplete.
 func (c *Claude) End() error {
+	if err := c.narrateAPIErrors(); err != nil {
+		return err
+	}
 	if c.open > 0 || !c.sawInit {
 		c.engine.Note(audit.TurnIncomplete, -1, "")
 	}
@@ -616,7 +776,7 @@ func (c *Claude) End() error {
 // must pass: no repeated member name anywhere. It locates the record's
 // members that the front end reads (claudeReads).
 func NewClaudeChecker() *stream.Checker {
-	return &stream.Checker{Locate: stream.Locate{Reads: claudeReads}}
+	return &stream.Checker{Locate: stream.Locate{Child: "message", Reads: claudeReads}}
 }
 
 // claudeReads reports whether the front end reads a record member of this
@@ -625,7 +785,8 @@ func NewClaudeChecker() *stream.Checker {
 func claudeReads(name []byte) bool {
 	switch string(name) {
 	case "type", "subtype", "supersedes", "mcp_servers", "message", "parent_tool_use_id",
-		"aborted", "is_api_error_message", "tool_use_result", "is_error", "terminal_reason":
+		"aborted", "is_api_error_message", "tool_use_result", "is_error", "terminal_reason",
+		"qwen_code_version", "content":
 		return true
 	}
 	return false
@@ -634,6 +795,18 @@ func claudeReads(name []byte) bool {
 // ReadClaude runs a Claude Code stream-json stream (SPEC §9) through the
 // engine.
 func ReadClaude(r io.Reader, rules audit.Rules) Input {
+	return readClaudeDialect(r, rules, NewClaudeChecker(), claudeCode)
+}
+
+// readClaudeDialect runs a stream of dialect d, checked by ch, through
+// the engine. An input that showed another dialect's init names no
+// harness: it is not d's CLI's (SPEC §18).
+func readClaudeDialect(r io.Reader, rules audit.Rules, ch *stream.Checker, d *claudeDialect) Input {
 	engine := audit.NewEngine(rules)
-	return readRecords(r, NewClaudeChecker(), engine, "claude-code", NewClaude(engine))
+	c := newClaudeReader(engine, d)
+	in := readRecords(r, ch, engine, d.harness, c)
+	if c.foreign {
+		in.Harness = ""
+	}
+	return in
 }

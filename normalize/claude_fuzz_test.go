@@ -29,7 +29,26 @@ import (
 // reads conclude the same, and the same as the loop when the reader sees
 // the loop's records (UTF-8, no byte-order mark, no blank record).
 func FuzzClaude(f *testing.F) {
-	for _, in := range claudeSeeds(f) {
+	fuzzClaudeDialect(f, claudeSeeds(f), claudeDialect{
+		name: "claude-code", places: normalize.ClaudePlaces(), front: normalize.NewClaude,
+		checker: normalize.NewClaudeChecker, read: normalize.ReadClaude,
+	})
+}
+
+// claudeDialect is what FuzzClaude's property needs of a dialect of the
+// Claude Code reader: its harness, places, front end, checker and reader.
+type claudeDialect struct {
+	name    string
+	places  []string
+	front   func(*audit.Engine) *normalize.Claude
+	checker func() *stream.Checker
+	read    normalize.Reader
+}
+
+// fuzzClaudeDialect is FuzzClaude's property for dialect d, seeded with
+// seeds.
+func fuzzClaudeDialect(f *testing.F, seeds [][]byte, d claudeDialect) {
+	for _, in := range seeds {
 		f.Add(in)
 		lines := bytes.SplitAfter(in, []byte("\n"))
 		f.Add(bytes.Join(lines[:len(lines)/2], nil))
@@ -44,7 +63,7 @@ func FuzzClaude(f *testing.F) {
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[]}]}}` + "\n" +
 		`{"type":"result","subtype":"success","is_error":false}` + "\n"))
 	places := map[string]bool{}
-	for _, p := range normalize.ClaudePlaces() {
+	for _, p := range d.places {
 		places[p] = true
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -58,17 +77,19 @@ func FuzzClaude(f *testing.F) {
 		}
 		for _, capture := range []bool{false, true} {
 			engine := audit.NewEngine(audit.DefaultRules(capture))
-			fed := feedLines(t, places, in, engine, normalize.NewClaude(engine), normalize.NewClaudeChecker())
+			fed := feedLines(t, places, in, engine, d.front(engine), d.checker())
 
 			// On one goroutine (a sized reader) and with the prefetch (a
 			// plain one): both give what the loop above gave.
-			inline := normalize.ReadClaude(bytes.NewReader(in), audit.DefaultRules(capture))
+			inline := d.read(bytes.NewReader(in), audit.DefaultRules(capture))
 			reads := []normalize.Input{inline}
 			if !capture { // the prefetch is costly to start: once an input
-				reads = append(reads, normalize.ReadClaude(struct{ io.Reader }{bytes.NewReader(in)}, audit.DefaultRules(capture)))
+				reads = append(reads, d.read(struct{ io.Reader }{bytes.NewReader(in)}, audit.DefaultRules(capture)))
 			}
 			for _, got := range reads {
-				if got.Harness != "claude-code" {
+				// Only another dialect's init (Claude Code reading a Qwen
+				// Code stream) leaves the harness unknown.
+				if got.Harness != d.name && (got.Harness != "" || !bytes.Contains(in, []byte("qwen_code_version"))) {
 					t.Fatalf("harness %q", got.Harness)
 				}
 				if got.Err != nil {

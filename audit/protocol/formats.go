@@ -40,12 +40,14 @@ type Format struct {
 
 // Looks describes the first JSON value of a format's input (its first
 // record, or a document's top-level object) as a stream.Head notes it: an
-// object that has every one of Members, whose member named by each key of
-// Values is a string, one of that key's words, and whose first member is
-// First when First is set. The rows' Looks tell every format from every
-// other on the real inputs (TestLooksTellFormatsApart).
+// object that has every one of Members and none of Without, whose member
+// named by each key of Values is a string, one of that key's words, and
+// whose first member is First when First is set. The rows' Looks tell
+// every format from every other on the real inputs
+// (TestLooksTellFormatsApart).
 type Looks struct {
 	Members []string
+	Without []string
 	Values  map[string][]string
 	First   string
 }
@@ -61,7 +63,7 @@ var formats = []Format{
 		Help:   "a claude -p --output-format stream-json --verbose stream (JSONL)",
 		Places: normalize.ClaudePlaces, read: normalize.ReadClaude,
 		Noun:  "a Claude Code stream-json",
-		Looks: Looks{Members: []string{"mcp_servers"}, Values: map[string][]string{"type": {"system"}, "subtype": {"init"}}}},
+		Looks: Looks{Members: []string{"mcp_servers"}, Without: []string{"qwen_code_version"}, Values: map[string][]string{"type": {"system"}, "subtype": {"init"}}}},
 	{Name: audit.FormatGemini, Harness: "gemini-cli", Section: "§11", Unit: "line",
 		Help:   "a gemini -p --output-format stream-json stream (JSONL)",
 		Places: normalize.GeminiPlaces, read: normalize.ReadGemini,
@@ -87,6 +89,11 @@ var formats = []Format{
 		Places: normalize.CopilotPlaces, read: normalize.ReadCopilot,
 		Noun:  "a GitHub Copilot CLI JSONL stream",
 		Looks: Looks{Members: []string{"data", "parentId"}}},
+	{Name: audit.FormatQwen, Harness: "qwen-code", Section: "§18", Unit: "line",
+		Help:   "a qwen -p --output-format stream-json stream (JSONL)",
+		Places: normalize.QwenPlaces, read: normalize.ReadQwen,
+		Noun:  "a Qwen Code stream-json",
+		Looks: Looks{Members: []string{"mcp_servers", "qwen_code_version"}, Values: map[string][]string{"type": {"system"}, "subtype": {"init"}}}},
 	{Name: audit.FormatTrajectory, Section: "§5", Unit: "event",
 		Help:   "a normalized Claude Code, OpenCode or Pi trajectory",
 		Places: normalize.TrajectoryPlaces, read: normalize.ReadTrajectory,

@@ -22,6 +22,9 @@ var headWords = func() []string {
 		for _, m := range f.Looks.Members {
 			add(m)
 		}
+		for _, m := range f.Looks.Without {
+			add(m)
+		}
 		for _, m := range slices.Sorted(maps.Keys(f.Looks.Values)) {
 			add(m)
 			for _, v := range f.Looks.Values[m] {
@@ -41,6 +44,11 @@ func (l Looks) matches(h *stream.Head) bool {
 	}
 	for _, m := range l.Members {
 		if !h.Has(m) {
+			return false
+		}
+	}
+	for _, m := range l.Without {
+		if h.Has(m) {
 			return false
 		}
 	}

@@ -27,7 +27,7 @@ func TestReportsGolden(t *testing.T) {
 	root := "../../../testdata"
 	type input struct{ path, flag string }
 	var inputs []input
-	for _, format := range []string{"codex", "claude", "gemini", "pi", "opencode", "copilot"} {
+	for _, format := range []string{"codex", "claude", "gemini", "pi", "opencode", "copilot", "qwen"} {
 		err := filepath.WalkDir(filepath.Join(root, format, "real"), func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -62,6 +62,8 @@ func TestReportsGolden(t *testing.T) {
 			flag = "--opencode-jsonl"
 		case strings.HasPrefix(name, "protocol-copilot"):
 			flag = "--copilot-jsonl"
+		case strings.HasPrefix(name, "protocol-qwen"):
+			flag = "--qwen-jsonl"
 		}
 		inputs = append(inputs, input{p, flag})
 	}

@@ -188,3 +188,37 @@ func TestRealOpenCodeCaptures(t *testing.T) {
 func TestRealCopilotCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/copilot/real", "--copilot-jsonl", []string{"1.0.80", "1.0.102"})
 }
+
+// TestRealQwenCaptures is TestRealCodexCaptures for the streams printed by
+// real qwen binaries (testdata/qwen/real/VERSION, made by
+// scripts/capturekit/run.sh qwen).
+func TestRealQwenCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/qwen/real", "--qwen-jsonl", []string{"0.21.10", "0.24.4"})
+}
+
+// TestRealQwenIsNotClaude audits every real Qwen Code capture as a Claude
+// Code stream (SPEC §18): none is a pass, none is reported as harness
+// claude-code (the harness is unknown: null), and each one's hint names
+// --qwen-jsonl.
+func TestRealQwenIsNotClaude(t *testing.T) {
+	paths, _ := filepath.Glob("../../../testdata/qwen/real/*/*.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no real Qwen Code captures")
+	}
+	for _, p := range paths {
+		code, stdout, stderr := runCapture([]string{"eval", "protocol", "--claude-jsonl", mustAbs(t, p), "--json"}, map[string]string{"CAIRN_EVAL": "1"})
+		var got struct {
+			Status string
+			Input  struct{ Harness *string }
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("%s: exit %d, stdout is not a report: %v", p, code, err)
+		}
+		if got.Status == "pass" || code == 0 || got.Input.Harness != nil {
+			t.Errorf("%s as --claude-jsonl: %s, exit %d, harness %v", p, got.Status, code, got.Input.Harness)
+		}
+		if !strings.HasSuffix(stderr, "cairn: this looks like a Qwen Code stream-json; try --qwen-jsonl\n") {
+			t.Errorf("%s as --claude-jsonl: stderr %q names no --qwen-jsonl", p, stderr)
+		}
+	}
+}

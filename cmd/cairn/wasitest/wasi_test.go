@@ -49,6 +49,7 @@ var formats = []struct {
 	{"--opencode-jsonl", []string{"controls/protocol-opencode.jsonl"}, "opencode/real/1.18.33/bash-first.jsonl"},
 	{"--opencode-export", nil, "opencode/real/1.18.33/memory-first.export.json"},
 	{"--copilot-jsonl", []string{"controls/protocol-copilot.jsonl"}, "copilot/real/1.0.102/parallel-calls.jsonl"},
+	{"--qwen-jsonl", []string{"controls/protocol-qwen.jsonl", "controls/protocol-qwen-bridge.jsonl"}, "qwen/real/0.24.4/parallel-calls.jsonl"},
 	{"--trajectory", []string{"controls/protocol-narration.json", "controls/protocol-project-search.json"}, ""},
 }
 

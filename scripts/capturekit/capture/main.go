@@ -21,8 +21,9 @@ import (
 	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
 	opencode "github.com/cairn-audit/cairn/scripts/opencode-real"
 	pi "github.com/cairn-audit/cairn/scripts/pi-real"
+	qwen "github.com/cairn-audit/cairn/scripts/qwen-real"
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec, qwen.Spec))
 }
