@@ -390,7 +390,8 @@ func TestCompletionFish(t *testing.T) {
 		{"cairn explain turn_", "turn_failed\tthe run ended in failure (turn.failed, an error result or record, a failed or aborted attempt)\n" +
 			"turn_incomplete\tthe input ends before the run's terminal record (an interrupted run)\n"},
 		{"cairn explain capture_authorization_asserted_", "capture_authorization_asserted_by_caller\tcapture authorization is the caller's assertion, not authenticated consent\n"},
-		{"cairn help ", "completion\tPrint a shell completion script (bash, zsh or fish)\n" +
+		{"cairn help ", "catalog\tList, show, check and derive memory catalogs (the memory server an audit judges)\n" +
+			"completion\tPrint a shell completion script (bash, zsh or fish)\n" +
 			"eval\tEvaluate saved agent sessions\n" +
 			"explain\tExplain a report code and what to do about it\n" +
 			"version\tPrint the version\n"},
