@@ -37,15 +37,15 @@ type Checker struct {
 	Located
 
 	b     []byte
-	arena []byte   // unescaped member names (with escapes) of the open objects' first names
-	names [][]byte // the open objects' first smallObject names, unescaped: slices of b or arena
-	quote []int32  // where each of names starts in b (its opening quote), ^ that when it has an escape
 	large largeNames
 	table []uint64              // scratch: the names of one class of a large object (repeated)
 	maps  []map[string]struct{} // in place of large for an input too long for its offsets
-	key   []byte                // scratch: a large object's escaped name, unescaped
+	key   []byte                // scratch: an escaped name, unescaped
 	other []byte                // scratch: the name it is compared with
 	cause error
+	// The bits (nameBit) of Locate's names, 0 for none: a name whose bit is
+	// not one of them is none of them, and is not compared with them.
+	childBit, grandchildBit, twiceBit uint64
 }
 
 // Locate names the objects whose members a Checker locates besides the
@@ -145,8 +145,9 @@ func (c *Checker) start(b []byte) int {
 	c.Root, c.Child, c.Grandchild = c.Root[:0], c.Child[:0], c.Grandchild[:0]
 	c.b = b
 	c.cause = nil
-	c.arena = c.arena[:0]
-	c.names = c.names[:0]
+	c.childBit = locateBit(c.Locate.Child)
+	c.grandchildBit = locateBit(c.Locate.Grandchild)
+	c.twiceBit = locateBit(c.Locate.TwiceInChild)
 	return skipSpace(b, 0)
 }
 
@@ -245,14 +246,8 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	if depth > MaxDepth {
 		return c.fail(audit.NestingTooDeep, nil)
 	}
-	first := len(c.names)
-	arenaMark := len(c.arena)
 	large := c.large.n // where this object's names will be in c.large, if it is large
-	level := depth - 1
-	for len(c.maps) <= level {
-		c.maps = append(c.maps, nil)
-	}
-	end, code := c.members(i, depth, in, first, level)
+	end, code := c.members(i, depth, in)
 	// A large object's names are compared once it is read, or as far as it
 	// was read when a problem was found in it: a name repeated before that
 	// problem is the first one in reading order, as when every name is
@@ -263,19 +258,43 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 		}
 		c.large.truncate(large)
 	}
-	c.names = c.names[:first]
-	c.quote = c.quote[:first]
-	c.arena = c.arena[:arenaMark]
-	if m := c.maps[level]; len(m) > 0 {
-		c.maps[level] = nil
-	}
 	return end, code
 }
 
-// members checks the members of the object at b[i]; its names are kept
-// from c.names[first] on.
-func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Code) {
+// smallName locates one of an object's first smallObject names: the
+// offset of its opening quote, of its closing quote at 32, and whether it
+// has an escape at 63 (see nameIn).
+type smallName uint64
+
+func newSmallName(quote, end int, escaped bool) smallName {
+	n := smallName(quote) | smallName(end)<<32
+	if escaped {
+		n |= 1 << 63
+	}
+	return n
+}
+
+func (n smallName) quote() int    { return int(uint32(n)) }
+func (n smallName) escaped() bool { return n>>63 != 0 }
+func (n smallName) closing() int  { return int(uint32(n>>32) &^ (1 << 31)) }
+
+// nameIn is the unescaped text of the name n locates: a slice of c.b, or
+// of *scratch when it has an escape.
+func (c *Checker) nameIn(n smallName, scratch *[]byte) []byte {
+	if !n.escaped() {
+		return c.b[n.quote()+1 : n.closing()]
+	}
+	*scratch, _ = appendUnquoted((*scratch)[:0], c.b[n.quote():n.closing()+1])
+	return *scratch
+}
+
+// members checks the members of the object at b[i]. Its first
+// smallObject names are noted by where they are (names) and compared one
+// by one as they come, only when a name shares a bit (nameBit) with an
+// earlier one; the others are noted in c.large (see seen).
+func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 	b := c.b
+	var names [smallObject]smallName
 	idSeen := 0
 	var bloom uint64 // nameBit of each of the object's first smallObject names
 	count := 0       // names read in this object, but the one it may hold twice
@@ -289,64 +308,46 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		if i >= len(b) || b[i] != '"' {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		end, escaped, ok := scanString(b, i)
-		if !ok {
+		// The plain names and string values, nearly all, are scanned here,
+		// without a call: a call costs every live value here a spill.
+		end, escaped, ok := plainWords(b, i+1), false, true
+		if end < len(b) && b[end] == '"' {
+			end++
+		} else if end, escaped, ok = stringFrom(b, end); !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		// Most names have no escape: those are compared as they are. The
-		// first smallObject names of an object are kept (an escaped one
-		// unescaped in the arena) and compared one by one; the others are
-		// only noted by where they are (c.large).
+		// Most names have no escape: those are compared as they are; an
+		// escaped one is unescaped into c.key, which checking the value
+		// may reuse: what needs the name is decided before that.
 		name := b[i+1 : end-1]
 		if escaped {
 			var err error
-			if count < smallObject {
-				off := len(c.arena)
-				c.arena, err = appendUnquoted(c.arena, b[i:end])
-				name = c.arena[off:len(c.arena):len(c.arena)]
-			} else {
-				c.key, err = appendUnquoted(c.key[:0], b[i:end])
-				name = c.key
-			}
-			if err != nil {
+			if c.key, err = appendUnquoted(c.key[:0], b[i:end]); err != nil {
 				return c.fail(audit.MalformedJSON, err)
 			}
+			name = c.key
 		}
-		if in == atChild && c.twice(name) {
+		bit := nameBit(name)
+		if in == atChild && c.twice(name, bit) {
 			// The name the object may hold twice is counted, not kept.
 			if idSeen++; idSeen > 2 {
 				return c.fail(audit.DuplicateKey, nil)
 			}
 		} else {
 			if count < smallObject {
-				// The small object's comparisons, here rather than in
-				// seen: this is the path of nearly every name. A name
-				// whose bit no earlier name has is compared with none.
-				if bit := nameBit(name); bloom&bit == 0 {
-					bloom |= bit
-				} else {
-					for _, n := range c.names[first:] {
-						if bytes.Equal(n, name) {
-							return c.fail(audit.DuplicateKey, nil)
-						}
-					}
+				// A name whose bit no earlier name has is compared with none.
+				if bloom&bit != 0 && c.among(names[:count], name) {
+					return c.fail(audit.DuplicateKey, nil)
 				}
-			} else if c.seen(first, level, count, name, i, escaped) {
+				bloom |= bit
+				names[count] = newSmallName(i, end-1, escaped)
+			} else if c.seen(names[:], depth-1, count, name, i, escaped) {
 				return c.fail(audit.DuplicateKey, nil)
-			}
-			if count < smallObject {
-				c.names = append(c.names, name)
-				q := int32(i)
-				if escaped {
-					q = ^q
-				}
-				c.quote = append(c.quote, q)
 			}
 			count++
 		}
-		// Whether the member is located is decided while name is valid:
-		// checking the value may reuse c.key.
 		locate := in != atOther && (members < locateAll || c.locates(name, &refused))
+		child := c.locatedChild(in, name, bit)
 		members++
 		nameStart, nameEnd := i, end
 		i = skipSpace(b, end)
@@ -356,17 +357,26 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		i = skipSpace(b, i+1)
 		var code audit.Code
 		plain := false
-		if child := c.locatedChild(in, name); child != atOther && i < len(b) && b[i] == '{' {
-			end, code = c.object(i, depth+1, child)
-		} else if i < len(b) && b[i] == '"' {
+		if i >= len(b) {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		switch b[i] {
+		case '"':
 			// A string, the commonest value, is scanned here: whether it
 			// has an escape goes into its span.
-			var valueEscaped, ok bool
-			if end, valueEscaped, ok = scanString(b, i); !ok {
-				return c.fail(audit.MalformedJSON, errSyntax)
+			plain = true
+			if end = plainWords(b, i+1); end < len(b) && b[end] == '"' {
+				end++
+			} else {
+				var valueEscaped bool
+				if end, valueEscaped, ok = stringFrom(b, end); !ok {
+					return c.fail(audit.MalformedJSON, errSyntax)
+				}
+				plain = !valueEscaped
 			}
-			plain = !valueEscaped
-		} else {
+		case '{':
+			end, code = c.object(i, depth+1, child)
+		default:
 			end, code = c.value(i, depth)
 		}
 		if code != 0 {
@@ -391,11 +401,24 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
+			if count > smallObject && len(b) > maxLargeInput {
+				c.maps[depth-1] = nil
+			}
 			return i + 1, 0
 		default:
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 	}
+}
+
+// among reports whether name is one of the names earlier locates.
+func (c *Checker) among(earlier []smallName, name []byte) bool {
+	for _, n := range earlier {
+		if bytes.Equal(c.nameIn(n, &c.other), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // nameBit is one of 64 bits, chosen by name's length and its first and
@@ -407,6 +430,14 @@ func nameBit(name []byte) uint64 {
 		h = h*5 + uint(name[0]) + uint(name[len(name)-1])*3
 	}
 	return 1 << (h & 63)
+}
+
+// locateBit is the nameBit of one of Locate's names, 0 for none.
+func locateBit(name string) uint64 {
+	if name == "" {
+		return 0
+	}
+	return nameBit([]byte(name))
 }
 
 // locates reports whether a member named name, past the first locateAll
@@ -424,36 +455,36 @@ func (c *Checker) locates(name []byte, refused *bool) bool {
 }
 
 // locatedChild is which located object an object value of the member name
-// is, in the object in.
-func (c *Checker) locatedChild(in at, name []byte) at {
+// is, in the object in; bit is the name's nameBit.
+func (c *Checker) locatedChild(in at, name []byte, bit uint64) at {
 	switch {
-	case in == atRoot && c.Locate.Child != "" && string(name) == c.Locate.Child:
+	case in == atRoot && bit == c.childBit && string(name) == c.Locate.Child:
 		return atChild
-	case in == atChild && c.Locate.Grandchild != "" && string(name) == c.Locate.Grandchild:
+	case in == atChild && bit == c.grandchildBit && string(name) == c.Locate.Grandchild:
 		return atGrandchild
 	}
 	return atOther
 }
 
-// twice reports whether name is the Child object's member that may come
-// twice.
-func (c *Checker) twice(name []byte) bool {
-	return c.Locate.TwiceInChild != "" && string(name) == c.Locate.TwiceInChild
+// twice reports whether name, whose nameBit is bit, is the Child object's
+// member that may come twice.
+func (c *Checker) twice(name []byte, bit uint64) bool {
+	return bit == c.twiceBit && string(name) == c.Locate.TwiceInChild
 }
 
 // seen reports whether name, the object's count+1st (count >=
 // smallObject: members compares an object's first names one by one as
 // they come), at b[quote] (its opening quote), is already among the names
-// of the object whose first names start at c.names[first]. From its
-// smallObject+1st name on, an object's names are noted in c.large and
+// of the object whose first names are first, at nesting level level. From
+// its smallObject+1st name on, an object's names are noted in c.large and
 // compared once it is read (see object): seen reports false for them.
-func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped bool) bool {
+func (c *Checker) seen(first []smallName, level, count int, name []byte, quote int, escaped bool) bool {
 	if len(c.b) > maxLargeInput {
 		return c.seenInMap(first, level, count, name)
 	}
 	if count == smallObject {
-		for _, q := range c.quote[first:] {
-			c.large.push(largeEntry(int(max(q, ^q)), q < 0))
+		for _, n := range first {
+			c.large.push(largeEntry(n.quote(), n.escaped()))
 		}
 	}
 	c.large.push(largeEntry(quote, escaped))
@@ -461,14 +492,17 @@ func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped 
 }
 
 // seenInMap is seen for an input longer than c.large's offsets reach: the
-// names go to a map.
-func (c *Checker) seenInMap(first, level, count int, name []byte) bool {
+// names go to a map, dropped when the object ends (see members).
+func (c *Checker) seenInMap(first []smallName, level, count int, name []byte) bool {
+	for len(c.maps) <= level {
+		c.maps = append(c.maps, nil)
+	}
 	m := c.maps[level]
 	if count == smallObject {
 		m = make(map[string]struct{}, 2*smallObject)
 		c.maps[level] = m
-		for _, n := range c.names[first:] {
-			m[string(n)] = struct{}{}
+		for _, n := range first {
+			m[string(c.nameIn(n, &c.other))] = struct{}{}
 		}
 	}
 	if _, ok := m[string(name)]; ok {
@@ -682,34 +716,6 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plainRun returns the index of the first byte at or after i that is a
-// quote, a backslash or a control character (or len(b)): eight bytes at a
-// time, since string contents are most of an export's bytes.
-func plainRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i : i+8])
-		q := w ^ ('"' * ones)
-		bs := w ^ ('\\' * ones)
-		// A byte is flagged when it is zero after the XOR (a quote or a
-		// backslash) or below 0x20; bytes ≥ 0x80 never flag. The XORs keep
-		// each byte's high bit, so one &^ w stands for &^ q and &^ bs.
-		special := ((q - ones) | (bs - ones) | (w - 0x20*ones)) &^ w
-		if special &= highs; special != 0 {
-			// The lowest flagged byte is a real one: a false flag only
-			// comes from a borrow, which runs upwards from a real one.
-			return i + bits.TrailingZeros64(special)/8
-		}
-	}
-	for i < len(b) {
-		ch := b[i]
-		if ch == '"' || ch == '\\' || ch < 0x20 {
-			return i
-		}
-		i++
-	}
-	return i
-}
-
 // skipSpace returns the index of the first byte at or after b[i] that is
 // not JSON white space. A record printed compactly has none between its
 // tokens: that byte is tested first, with one comparison.
@@ -736,54 +742,130 @@ func skipSpaces(b []byte, i int) int {
 // and whether the string holds an escape. It rejects raw control
 // characters and malformed escapes (ok false).
 func scanString(b []byte, i int) (end int, escaped, ok bool) {
-	i++
-	for i < len(b) {
-		i = plainRun(b, i)
-		if i >= len(b) {
-			break
-		}
-		ch := b[i]
-		switch {
-		case ch == '"':
-			return i + 1, escaped, true
-		case ch == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return 0, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return 0, false, false
-				}
-				if !isHex4(b[i+2 : i+6]) {
-					return 0, false, false
-				}
-				r := hex4(b[i+2:])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					// Only a high surrogate followed by a low one is a character.
-					if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
-						return 0, false, false
-					}
-					if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
-						return 0, false, false
-					}
-					i += 6
-				}
-			default:
-				return 0, false, false
-			}
-		case ch < 0x20:
-			return 0, false, false
-		default:
-			i++
+	return stringFrom(b, i+1)
+}
+
+// plainWords returns the index of the first byte at or after i that is a
+// quote, a backslash or a control character, or len(b): eight bytes at a
+// time, then the last few one by one. It is small enough to be inlined:
+// the checker scans the plain strings, nearly all, without a call.
+func plainWords(b []byte, i int) int {
+	for ; i <= len(b)-8; i += 8 {
+		if s := specialBytes(binary.LittleEndian.Uint64(b[i:])); s != 0 {
+			return i + bits.TrailingZeros64(s)/8
 		}
 	}
-	return 0, false, false
+	for i < len(b) && !stringSpecial[b[i]] {
+		i++
+	}
+	return i
 }
+
+// specialBytes flags, in the word w, each byte that is a quote, a
+// backslash or below 0x20 (its high bit), or above one of those (a false
+// flag only comes from a borrow, which runs upwards from a real one: the
+// lowest flagged byte is a real one). A byte is flagged when it is zero
+// after the XOR (a quote or a backslash) or below 0x20; bytes >= 0x80
+// never flag. The XORs keep each byte's high bit, so one &^ w stands for
+// &^ q and &^ bs.
+func specialBytes(w uint64) uint64 {
+	q, bs := w^('"'*ones), w^('\\'*ones)
+	return ((q - ones) | (bs - ones) | (w - 0x20*ones)) &^ w & highs
+}
+
+// stringFrom is scanString for the string whose contents continue at b[i]
+// (past its opening quote, and past any escape). String contents are
+// most of an export's bytes: the run up to the next quote, backslash or
+// control character is found eight bytes at a time (specialBytes), and a
+// short escape is stepped over without leaving that loop.
+func stringFrom(b []byte, i int) (end int, escaped, ok bool) {
+	// The masks are held in registers: as constants, each would be loaded
+	// again on every step.
+	quotes, backslashes, lows, one, high := swar.quotes, swar.backslashes, swar.lows, swar.ones, swar.highs
+	if i < 0 || i > len(b) {
+		return 0, false, false
+	}
+	_ = b[i:] // 0 <= i: no bounds check on the words
+	for {
+		for n := len(b) - 8; i <= n; {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, bs := w^quotes, w^backslashes
+			special := ((q - one) | (bs - one) | (w - lows)) &^ w
+			if special &= high; special == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(special) / 8
+			if b[i] != '\\' || i+1 >= len(b) || !shortEscape[b[i+1]] {
+				break
+			}
+			escaped = true
+			i += 2
+		}
+		// The last bytes, fewer than a word, or the flagged byte itself.
+		for i < len(b) && !stringSpecial[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, false, false
+		}
+		switch ch := b[i]; {
+		case ch == '"':
+			return i + 1, escaped, true
+		case ch < 0x20:
+			return 0, false, false
+		}
+		// A backslash.
+		escaped = true
+		if i+1 >= len(b) {
+			return 0, false, false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if i+6 > len(b) {
+				return 0, false, false
+			}
+			if !isHex4(b[i+2 : i+6]) {
+				return 0, false, false
+			}
+			r := hex4(b[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				// Only a high surrogate followed by a low one is a character.
+				if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
+					return 0, false, false
+				}
+				if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
+					return 0, false, false
+				}
+				i += 6
+			}
+		default:
+			return 0, false, false
+		}
+	}
+}
+
+// shortEscape marks the bytes that follow a backslash in a two-byte
+// escape.
+var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// swar holds scanString's masks as variables, not constants.
+var swar = struct{ quotes, backslashes, lows, ones, highs uint64 }{
+	'"' * ones, '\\' * ones, 0x20 * ones, ones, highs,
+}
+
+// stringSpecial marks the bytes that end a run of a string's plain bytes:
+// the quote, the backslash and the control characters.
+var stringSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 func scanNumber(b []byte, i int) (int, bool) {
 	start := i
