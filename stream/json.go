@@ -43,9 +43,6 @@ type Checker struct {
 	key   []byte                // scratch: an escaped name, unescaped
 	other []byte                // scratch: the name it is compared with
 	cause error
-	// The bits (nameBit) of Locate's names, 0 for none: a name whose bit is
-	// not one of them is none of them, and is not compared with them.
-	childBit, grandchildBit, twiceBit uint64
 }
 
 // Locate names the objects whose members a Checker locates besides the
@@ -145,9 +142,6 @@ func (c *Checker) start(b []byte) int {
 	c.Root, c.Child, c.Grandchild = c.Root[:0], c.Child[:0], c.Grandchild[:0]
 	c.b = b
 	c.cause = nil
-	c.childBit = locateBit(c.Locate.Child)
-	c.grandchildBit = locateBit(c.Locate.Grandchild)
-	c.twiceBit = locateBit(c.Locate.TwiceInChild)
 	return skipSpace(b, 0)
 }
 
@@ -327,8 +321,7 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			}
 			name = c.key
 		}
-		bit := nameBit(name)
-		if in == atChild && c.twice(name, bit) {
+		if in == atChild && c.twice(name) {
 			// The name the object may hold twice is counted, not kept.
 			if idSeen++; idSeen > 2 {
 				return c.fail(audit.DuplicateKey, nil)
@@ -336,6 +329,7 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 		} else {
 			if count < smallObject {
 				// A name whose bit no earlier name has is compared with none.
+				bit := nameBit(name)
 				if bloom&bit != 0 && c.among(names[:count], name) {
 					return c.fail(audit.DuplicateKey, nil)
 				}
@@ -347,7 +341,7 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			count++
 		}
 		locate := in != atOther && (members < locateAll || c.locates(name, &refused))
-		child := c.locatedChild(in, name, bit)
+		child := c.locatedChild(in, name)
 		members++
 		nameStart, nameEnd := i, end
 		i = skipSpace(b, end)
@@ -432,14 +426,6 @@ func nameBit(name []byte) uint64 {
 	return 1 << (h & 63)
 }
 
-// locateBit is the nameBit of one of Locate's names, 0 for none.
-func locateBit(name string) uint64 {
-	if name == "" {
-		return 0
-	}
-	return nameBit([]byte(name))
-}
-
 // locates reports whether a member named name, past the first locateAll
 // of a located object, is located (see Locate.Reads); refused says
 // whether one that Reads refuses already is.
@@ -455,21 +441,26 @@ func (c *Checker) locates(name []byte, refused *bool) bool {
 }
 
 // locatedChild is which located object an object value of the member name
-// is, in the object in; bit is the name's nameBit.
-func (c *Checker) locatedChild(in at, name []byte, bit uint64) at {
+// is, in the object in.
+func (c *Checker) locatedChild(in at, name []byte) at {
 	switch {
-	case in == atRoot && bit == c.childBit && string(name) == c.Locate.Child:
+	case in == atRoot && isName(name, c.Locate.Child):
 		return atChild
-	case in == atChild && bit == c.grandchildBit && string(name) == c.Locate.Grandchild:
+	case in == atChild && isName(name, c.Locate.Grandchild):
 		return atGrandchild
 	}
 	return atOther
 }
 
-// twice reports whether name, whose nameBit is bit, is the Child object's
-// member that may come twice.
-func (c *Checker) twice(name []byte, bit uint64) bool {
-	return bit == c.twiceBit && string(name) == c.Locate.TwiceInChild
+// twice reports whether name is the Child object's member that may come
+// twice.
+func (c *Checker) twice(name []byte) bool { return isName(name, c.Locate.TwiceInChild) }
+
+// isName reports whether name is s, one of Locate's names ("" is none):
+// most names that are not have another length or first byte, and are
+// told apart without a call.
+func isName(name []byte, s string) bool {
+	return len(name) == len(s) && len(s) > 0 && name[0] == s[0] && string(name) == s
 }
 
 // seen reports whether name, the object's count+1st (count >=
