@@ -106,6 +106,18 @@ func (s *Span) In(b []byte) (name, value []byte) {
 	return name, b[s.ValueStart:s.ValueEnd]
 }
 
+// Name returns the unescaped name of the member s locates in the record b:
+// a slice of b when it has no escape.
+func (s *Span) Name(b []byte) []byte {
+	if s.Escaped {
+		return Unquote(b[s.NameStart-1 : s.NameEnd+1])
+	}
+	return b[s.NameStart:s.NameEnd]
+}
+
+// Value returns the value of the member s locates in the record b.
+func (s *Span) Value(b []byte) []byte { return b[s.ValueStart:s.ValueEnd] }
+
 // Text returns the unescaped contents of the member's value in the record
 // b when it is a string (Unquote), nil when it is not: for a string with
 // no escape, without reading it again.
