@@ -371,7 +371,21 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			// A string, the commonest value, is scanned here: whether it
 			// has an escape goes into its span.
 			plain = true
-			if end = plainWords(b, i+1); end < len(b) && b[end] == '"' {
+			end = i + 1
+			if end <= len(b)-24 {
+				// The first three words here, unrolled: the call below
+				// costs more than a short string.
+				if s := specialBytes(binary.LittleEndian.Uint64(b[end:])); s != 0 {
+					end += bits.TrailingZeros64(s) / 8
+				} else if s := specialBytes(binary.LittleEndian.Uint64(b[end+8:])); s != 0 {
+					end += 8 + bits.TrailingZeros64(s)/8
+				} else if s := specialBytes(binary.LittleEndian.Uint64(b[end+16:])); s != 0 {
+					end += 16 + bits.TrailingZeros64(s)/8
+				} else {
+					end += 24
+				}
+			}
+			if end < len(b) && b[end] == '"' {
 				end++
 			} else {
 				var valueEscaped bool
@@ -753,13 +767,10 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 // time, then the last few one by one. It is small enough to be inlined:
 // the checker scans the plain strings, nearly all, without a call.
 func plainWords(b []byte, i int) int {
-	for ; i <= len(b)-8; i += 8 {
+	if i <= len(b)-8 {
 		if s := specialBytes(binary.LittleEndian.Uint64(b[i:])); s != 0 {
 			return i + bits.TrailingZeros64(s)/8
 		}
-	}
-	for i < len(b) && !stringSpecial[b[i]] {
-		i++
 	}
 	return i
 }
@@ -778,37 +789,17 @@ func specialBytes(w uint64) uint64 {
 
 // stringFrom is scanString for the string whose contents continue at b[i]
 // (past its opening quote, and past any escape). String contents are
-// most of an export's bytes: the run up to the next quote, backslash or
-// control character is found eight bytes at a time (specialBytes), and a
-// short escape is stepped over without leaving that loop.
+// most of an export's bytes: the runs of plain bytes and two-byte escapes
+// are stepped over by plainRun, sixteen bytes a step where there is
+// vector code.
 func stringFrom(b []byte, i int) (end int, escaped, ok bool) {
-	// The masks are held in registers: as constants, each would be loaded
-	// again on every step.
-	quotes, backslashes, lows, one, high := swar.quotes, swar.backslashes, swar.lows, swar.ones, swar.highs
 	if i < 0 || i > len(b) {
 		return 0, false, false
 	}
-	_ = b[i:] // 0 <= i: no bounds check on the words
 	for {
-		for n := len(b) - 8; i <= n; {
-			w := binary.LittleEndian.Uint64(b[i:])
-			q, bs := w^quotes, w^backslashes
-			special := ((q - one) | (bs - one) | (w - lows)) &^ w
-			if special &= high; special == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(special) / 8
-			if b[i] != '\\' || i+1 >= len(b) || !shortEscape[b[i+1]] {
-				break
-			}
-			escaped = true
-			i += 2
-		}
-		// The last bytes, fewer than a word, or the flagged byte itself.
-		for i < len(b) && !stringSpecial[b[i]] {
-			i++
-		}
+		n, esc := plainRun(b[i:])
+		i += n
+		escaped = escaped || esc
 		if i >= len(b) {
 			return 0, false, false
 		}
@@ -818,36 +809,48 @@ func stringFrom(b []byte, i int) (end int, escaped, ok bool) {
 		case ch < 0x20:
 			return 0, false, false
 		}
-		// A backslash.
+		// A backslash, of an escape plainRun does not step over.
 		escaped = true
-		if i+1 >= len(b) {
+		if i+6 > len(b) || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
 			return 0, false, false
 		}
-		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i += 2
-		case 'u':
-			if i+6 > len(b) {
+		r := hex4(b[i+2:])
+		i += 6
+		if utf16.IsSurrogate(r) {
+			// Only a high surrogate followed by a low one is a character.
+			if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
 				return 0, false, false
 			}
-			if !isHex4(b[i+2 : i+6]) {
+			if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
 				return 0, false, false
 			}
-			r := hex4(b[i+2:])
 			i += 6
-			if utf16.IsSurrogate(r) {
-				// Only a high surrogate followed by a low one is a character.
-				if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
-					return 0, false, false
-				}
-				if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
-					return 0, false, false
-				}
-				i += 6
-			}
-		default:
-			return 0, false, false
 		}
+	}
+}
+
+// plainWords8 is plainRun eight bytes at a time (SWAR, see specialBytes),
+// where there is no vector code.
+func plainWords8(b []byte) (n int, escaped bool) {
+	quotes, backslashes, lows, one, high := swar.quotes, swar.backslashes, swar.lows, swar.ones, swar.highs
+	i := 0
+	for {
+		for n := len(b) - 8; i <= n; i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, bs := w^quotes, w^backslashes
+			if special := ((q - one) | (bs - one) | (w - lows)) &^ w & high; special != 0 {
+				i += bits.TrailingZeros64(special) / 8
+				break
+			}
+		}
+		for i < len(b) && !stringSpecial[b[i]] {
+			i++
+		}
+		if i+1 >= len(b) || b[i] != '\\' || !shortEscape[b[i+1]] {
+			return min(i, len(b)), escaped
+		}
+		escaped = true
+		i += 2
 	}
 }
 

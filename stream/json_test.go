@@ -432,6 +432,79 @@ func TestScanString(t *testing.T) {
 	}
 }
 
+// TestPlainRun checks the scan of a string's plain bytes and two-byte
+// escapes (plainRun, vector code where there is some) against the
+// word-at-a-time one every architecture has (plainWords8) and a byte
+// loop: every byte value at every place of every length up to 48 (past
+// two vector steps and the overlapping last one), each followed by every
+// byte that may follow a backslash and a few that may not, on fillers
+// next to the thresholds, a second special byte after the first, and
+// slices that start at three places in their array.
+func TestPlainRun(t *testing.T) {
+	slow := func(b []byte) (int, bool) {
+		escaped := false
+		for i := 0; i < len(b); i++ {
+			switch ch := b[i]; {
+			case ch == '"' || ch < 0x20:
+				return i, escaped
+			case ch == '\\':
+				if i+1 >= len(b) || !strings.ContainsRune(`"\\/bfnrt`, rune(b[i+1])) {
+					return i, escaped
+				}
+				escaped = true
+				i++
+			}
+		}
+		return len(b), escaped
+	}
+	buf := make([]byte, 64)
+	for _, filler := range []byte{'!', ']', 0x80} {
+		for n := range 49 {
+			for off := range 3 {
+				b := buf[off : off+n]
+				for k := range b {
+					b[k] = filler
+				}
+				check := func() {
+					t.Helper()
+					want, wantEsc := slow(b)
+					if got, esc := plainRun(b); got != want || esc != wantEsc {
+						t.Fatalf("plainRun(% x) = %d, %v; want %d, %v", b, got, esc, want, wantEsc)
+					}
+					if got, esc := plainWords8(b); got != want || esc != wantEsc {
+						t.Fatalf("plainWords8(% x) = %d, %v; want %d, %v", b, got, esc, want, wantEsc)
+					}
+				}
+				check()
+				for p := range n {
+					for v := range 256 {
+						b[p] = byte(v)
+						check()
+						if p+3 < n {
+							b[p+3] = '"'
+							check()
+							b[p+3] = filler
+						}
+						if v == '\\' && p+1 < n {
+							for _, next := range []byte("\"\\/bfnrtu0x\x01") {
+								b[p+1] = next
+								check()
+								if p+2 < n {
+									b[p+2] = '\\'
+									check()
+									b[p+2] = filler
+								}
+							}
+							b[p+1] = filler
+						}
+					}
+					b[p] = filler
+				}
+			}
+		}
+	}
+}
+
 // TestCheckerLargeObjects checks the duplicate test of objects past
 // smallObject names, whose names are noted as offsets and compared once
 // the object is read: names with escapes (one of them a quote, one a
