@@ -86,7 +86,7 @@ func ckDocument(r io.Reader) string {
 }
 
 // ckLocate is what ckDocument locates in each event.
-var ckLocate = Locate{Child: "payload", Grandchild: "input", Reads: func([]byte) bool { return true }}
+var ckLocate = Locate{Child: "payload", Grandchild: "input", Elements: "items", Reads: func([]byte) bool { return true }}
 
 func ckErr(err error) string {
 	var ie *audit.InputError

@@ -54,6 +54,11 @@ type Checker struct {
 type Locate struct {
 	Child, Grandchild, TwiceInChild string
 
+	// Elements names a member of the record whose array's elements are
+	// located (Located.Elements), so that a caller need not walk the
+	// array to find them; "" locates none.
+	Elements string
+
 	// Reads, when set, says which member names the caller reads in the
 	// located objects. Past an object's first locateAll members, only
 	// those are located, and the first one Reads refuses, which is enough
@@ -71,9 +76,12 @@ const locateAll = 16
 // Located locates, in order, the members of a record (Root), of the object
 // under its Locate.Child member (Child) and of the object under that one's
 // Locate.Grandchild member (Grandchild). A slice is empty when there is no
-// such object.
+// such object. Elements locates the elements of the array under the
+// record's Locate.Elements member (their values; no names): a Checker and
+// a Document give them, a Prefetch does not.
 type Located struct {
 	Root, Child, Grandchild []Span
+	Elements                []Span
 }
 
 // at says which located object, if any, the checker is in.
@@ -151,7 +159,7 @@ func (c *Checker) Check(b []byte) audit.Code {
 
 // start resets the checker for a new input and returns its first token.
 func (c *Checker) start(b []byte) int {
-	c.Root, c.Child, c.Grandchild = c.Root[:0], c.Child[:0], c.Grandchild[:0]
+	c.Root, c.Child, c.Grandchild, c.Elements = c.Root[:0], c.Child[:0], c.Grandchild[:0], c.Elements[:0]
 	c.b = b
 	c.cause = nil
 	return skipSpace(b, 0)
@@ -189,7 +197,7 @@ func (c *Checker) value(i, depth int) (int, audit.Code) {
 	case '{':
 		return c.object(i, depth+1, atOther)
 	case '[':
-		return c.array(i, depth+1)
+		return c.array(i, depth+1, false)
 	case '"':
 		end, _, ok := scanString(b, i)
 		if !ok {
@@ -218,7 +226,9 @@ func (c *Checker) literal(i int, lit string) (int, audit.Code) {
 	return i + len(lit), 0
 }
 
-func (c *Checker) array(i, depth int) (int, audit.Code) {
+// array checks the array at b[i]; locate says that its elements are
+// Locate.Elements'.
+func (c *Checker) array(i, depth int, locate bool) (int, audit.Code) {
 	if depth > MaxDepth {
 		return c.fail(audit.NestingTooDeep, nil)
 	}
@@ -231,6 +241,9 @@ func (c *Checker) array(i, depth int) (int, audit.Code) {
 		end, code := c.value(i, depth)
 		if code != 0 {
 			return 0, code
+		}
+		if locate {
+			c.Elements = append(c.Elements, Span{ValueStart: int32(i), ValueEnd: int32(end)})
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) {
@@ -396,6 +409,8 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			}
 		case '{':
 			end, code = c.object(i, depth+1, child)
+		case '[':
+			end, code = c.array(i, depth+1, in == atRoot && isName(name, c.Locate.Elements))
 		default:
 			end, code = c.value(i, depth)
 		}
