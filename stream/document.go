@@ -16,7 +16,8 @@ import (
 // locate, an object's members are located as a record's are (Root, and
 // Locate's Child and Grandchild).
 func (c *Checker) checkValue(b []byte, base int, locate bool) audit.Code {
-	i := c.start(b)
+	c.start(b)
+	i := skipSpace(b, 0)
 	var end int
 	var code audit.Code
 	if locate && i < len(b) && b[i] == '{' {

@@ -148,7 +148,8 @@ var (
 // DuplicateKey or NestingTooDeep; 0 means b is one valid JSON object. The
 // input must already be valid UTF-8 (the reader checks the raw bytes).
 func (c *Checker) Check(b []byte) audit.Code {
-	i := c.start(b)
+	c.start(b)
+	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		c.cause = errNotObject
 		return audit.MalformedJSON
@@ -157,12 +158,11 @@ func (c *Checker) Check(b []byte) audit.Code {
 	return c.end(end, code)
 }
 
-// start resets the checker for a new input and returns its first token.
-func (c *Checker) start(b []byte) int {
+// start resets the checker for a new input.
+func (c *Checker) start(b []byte) {
 	c.Root, c.Child, c.Grandchild, c.Elements = c.Root[:0], c.Child[:0], c.Grandchild[:0], c.Elements[:0]
 	c.b = b
 	c.cause = nil
-	return skipSpace(b, 0)
 }
 
 // end accepts the input when the value ending at end is followed by white
