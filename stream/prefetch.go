@@ -56,7 +56,6 @@ type Prefetch struct {
 	bytes  int64
 	sum    []byte
 	err    error
-	check  Verdict
 }
 
 // Verdict is a Checker's finding on one record: Code 0 for a valid one,
@@ -286,7 +285,6 @@ func (p *Prefetch) Next() ([]byte, error) {
 					p.sum = p.cur.digest
 				}
 				p.record, p.bytes = p.cur.final.record, p.cur.final.bytes
-				p.check = Verdict{}
 				return nil, p.err
 			}
 			Mark("use-")
@@ -296,30 +294,39 @@ func (p *Prefetch) Next() ([]byte, error) {
 		Mark("use+")
 	}
 	b := p.cur
-	ref := b.lines[p.pos]
+	ref := &b.lines[p.pos]
 	p.pos++
 	p.record, p.bytes = b.first+p.pos-1, ref.bytes
-	switch {
-	case p.pos == len(b.lines) && b.code != 0:
-		p.check = Verdict{Code: b.code, Cause: b.cause}
-	case b.spans != nil:
-		root := int32(0)
-		if p.pos > 1 {
-			root = b.lines[p.pos-2].spansEnd
-		}
-		p.check = Verdict{Located: Located{
-			Root:       b.spans[root:ref.child:ref.child],
-			Child:      b.spans[ref.child:ref.grandchild:ref.grandchild],
-			Grandchild: b.spans[ref.grandchild:ref.spansEnd:ref.spansEnd],
-		}}
-	}
 	return b.buf[ref.start:ref.end], nil
 }
 
 // Checked is the checker's verdict on the record Next returned last; with
-// no checker, an empty Verdict. Its spans are offsets in that record, and
-// valid until the next call of Next.
-func (p *Prefetch) Checked() Verdict { return p.check }
+// no checker, or after an error, an empty Verdict. Its spans are offsets in
+// that record, and valid until the next call of Next. It is taken from
+// the batch here, not kept by Next: a Verdict is large to copy.
+func (p *Prefetch) Checked() Verdict {
+	b := p.cur
+	if p.err != nil || b == nil || p.pos == 0 {
+		return Verdict{}
+	}
+	k := p.pos - 1
+	if k == len(b.lines)-1 && b.code != 0 {
+		return Verdict{Code: b.code, Cause: b.cause}
+	}
+	if b.spans == nil {
+		return Verdict{}
+	}
+	ref := &b.lines[k]
+	root := int32(0)
+	if k > 0 {
+		root = b.lines[k-1].spansEnd
+	}
+	return Verdict{Located: Located{
+		Root:       b.spans[root:ref.child:ref.child],
+		Child:      b.spans[ref.child:ref.grandchild:ref.grandchild],
+		Grandchild: b.spans[ref.grandchild:ref.spansEnd:ref.spansEnd],
+	}}
+}
 
 // Record is the 1-based number of the last record returned.
 func (p *Prefetch) Record() int { return p.record }
