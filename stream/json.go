@@ -369,11 +369,15 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 		child := c.locatedChild(in, name)
 		members++
 		nameStart, nameEnd := i, end
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
+		// Compact JSON has no space around the colon: that is tested first.
+		if end < len(b) && b[end] == ':' {
+			i = end + 1
+		} else if i = skipSpace(b, end); i < len(b) && b[i] == ':' {
+			i++
+		} else {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		i = skipSpace(b, i+1)
+		i = skipSpace(b, i)
 		var code audit.Code
 		plain := false
 		if i >= len(b) {
@@ -427,6 +431,11 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			default:
 				c.Grandchild = append(c.Grandchild, sp)
 			}
+		}
+		if end < len(b) && b[end] == ',' {
+			// Compact JSON: the next name follows at once.
+			i = skipSpace(b, end+1)
+			continue
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) {
