@@ -8,3 +8,9 @@ package stream
 //
 //go:noescape
 func plainRun(b []byte) (n int, escaped bool)
+
+// textOnly reports whether every byte of b is ASCII and none is NUL
+// (special_amd64.s).
+//
+//go:noescape
+func textOnly(b []byte) bool

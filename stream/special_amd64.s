@@ -152,3 +152,69 @@ done:
 	MOVQ AX, n+24(FP)
 	MOVB R10, escaped+32(FP)
 	RET
+
+// func textOnly(b []byte) bool
+//
+// Whether every byte of b is ASCII and none is NUL: sixty-four bytes a
+// step.
+TEXT ·textOnly(SB), NOSPLIT, $0-25
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	XORQ AX, AX
+	PXOR X7, X7
+
+wide:
+	LEAQ 64(AX), CX
+	CMPQ CX, BX
+	JA   narrow
+	MOVOU 0(SI)(AX*1), X0
+	MOVOU 16(SI)(AX*1), X1
+	MOVOU 32(SI)(AX*1), X2
+	MOVOU 48(SI)(AX*1), X3
+	MOVO X0, X4
+	POR X1, X4
+	POR X2, X4
+	POR X3, X4 // any high bit
+	PMINUB X1, X0
+	PMINUB X2, X0
+	PMINUB X3, X0
+	PCMPEQB X7, X0 // any NUL
+	POR X4, X0
+	PMOVMSKB X0, DX
+	TESTL DX, DX
+	JNZ  no
+	MOVQ CX, AX
+	JMP  wide
+
+narrow:
+	LEAQ 16(AX), CX
+	CMPQ CX, BX
+	JA   bytes
+	MOVOU 0(SI)(AX*1), X0
+	MOVO X0, X4
+	PCMPEQB X7, X0
+	POR X4, X0
+	PMOVMSKB X0, DX
+	TESTL DX, DX
+	JNZ  no
+	MOVQ CX, AX
+	JMP  narrow
+
+bytes:
+	CMPQ AX, BX
+	JAE  yes
+	MOVBLZX (SI)(AX*1), DX
+	TESTB DL, DL
+	JEQ  no
+	CMPB DL, $0x80
+	JAE  no
+	INCQ AX
+	JMP  bytes
+
+yes:
+	MOVB $1, ret+24(FP)
+	RET
+
+no:
+	MOVB $0, ret+24(FP)
+	RET
