@@ -759,19 +759,30 @@ const (
 
 // skipSpace returns the index of the first byte at or after b[i] that is
 // not JSON white space. A record printed compactly has none between its
-// tokens: that byte is tested first, with one comparison.
+// tokens, and ends with its last: those are tested here, and only a space
+// costs a call.
 func skipSpace(b []byte, i int) int {
-	if i < len(b) && b[i] > ' ' {
+	if i >= len(b) || b[i] > ' ' {
 		return i
 	}
 	return skipSpaces(b, i)
 }
 
+// skipSpaces is skipSpace past the first byte's test. It is out of line:
+// compact JSON, the common case, has no space to skip, and this loop in
+// every caller made them larger.
+//
+//go:noinline
 func skipSpaces(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t', '\r':
 			i++
+		case '\n':
+			// An indented document's next line: its indentation is a run
+			// of spaces, eight at a time.
+			for i++; i <= len(b)-8 && binary.LittleEndian.Uint64(b[i:]) == ' '*ones; i += 8 {
+			}
 		default:
 			return i
 		}
