@@ -320,17 +320,17 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 	members := 0     // members read in this object
 	refused := false // a member that Locate.Reads refuses was located
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	if uint(i) < uint(len(b)) && b[i] == '}' {
 		return i + 1, 0
 	}
 	for {
-		if i >= len(b) || b[i] != '"' {
+		if uint(i) >= uint(len(b)) || b[i] != '"' {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		// The plain names and string values, nearly all, are scanned here,
 		// without a call: a call costs every live value here a spill.
 		end, escaped, ok := plainWords(b, i+1), false, true
-		if end < len(b) && b[end] == '"' {
+		if uint(end) < uint(len(b)) && b[end] == '"' {
 			end++
 		} else if end, escaped, ok = stringFrom(b, end); !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
@@ -352,7 +352,7 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 				return c.fail(audit.DuplicateKey, nil)
 			}
 		} else {
-			if count < smallObject {
+			if uint(count) < smallObject {
 				// A name whose bit no earlier name has is compared with none.
 				bit := nameBit(name)
 				if bloom&bit != 0 && c.among(names[:count], name) {
@@ -370,9 +370,9 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 		members++
 		nameStart, nameEnd := i, end
 		// Compact JSON has no space around the colon: that is tested first.
-		if end < len(b) && b[end] == ':' {
+		if uint(end) < uint(len(b)) && b[end] == ':' {
 			i = end + 1
-		} else if i = skipSpace(b, end); i < len(b) && b[i] == ':' {
+		} else if i = skipSpace(b, end); uint(i) < uint(len(b)) && b[i] == ':' {
 			i++
 		} else {
 			return c.fail(audit.MalformedJSON, errSyntax)
@@ -380,7 +380,7 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 		i = skipSpace(b, i)
 		var code audit.Code
 		plain := false
-		if i >= len(b) {
+		if uint(i) >= uint(len(b)) {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		switch b[i] {
@@ -402,7 +402,7 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 					end += 24
 				}
 			}
-			if end < len(b) && b[end] == '"' {
+			if uint(end) < uint(len(b)) && b[end] == '"' {
 				end++
 			} else {
 				var valueEscaped bool
@@ -432,13 +432,13 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 				c.Grandchild = append(c.Grandchild, sp)
 			}
 		}
-		if end < len(b) && b[end] == ',' {
+		if uint(end) < uint(len(b)) && b[end] == ',' {
 			// Compact JSON: the next name follows at once.
 			i = skipSpace(b, end+1)
 			continue
 		}
 		i = skipSpace(b, end)
-		if i >= len(b) {
+		if uint(i) >= uint(len(b)) {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		switch b[i] {
@@ -762,7 +762,7 @@ const (
 // tokens, and ends with its last: those are tested here, and only a space
 // costs a call.
 func skipSpace(b []byte, i int) int {
-	if i >= len(b) || b[i] > ' ' {
+	if uint(i) >= uint(len(b)) || b[i] > ' ' {
 		return i
 	}
 	return skipSpaces(b, i)
@@ -802,7 +802,7 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 // time, then the last few one by one. It is small enough to be inlined:
 // the checker scans the plain strings, nearly all, without a call.
 func plainWords(b []byte, i int) int {
-	if i <= len(b)-8 {
+	if i >= 0 && i <= len(b)-8 {
 		if s := specialBytes(binary.LittleEndian.Uint64(b[i:])); s != 0 {
 			return i + bits.TrailingZeros64(s)/8
 		}
