@@ -190,7 +190,7 @@ func (c *Checker) fail(code audit.Code, err error) (int, audit.Code) {
 // index just past it.
 func (c *Checker) value(i, depth int) (int, audit.Code) {
 	b := c.b
-	if i >= len(b) {
+	if uint(i) >= uint(len(b)) {
 		return c.fail(audit.MalformedJSON, errSyntax)
 	}
 	switch b[i] {
@@ -234,7 +234,7 @@ func (c *Checker) array(i, depth int, locate bool) (int, audit.Code) {
 	}
 	b := c.b
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
+	if uint(i) < uint(len(b)) && b[i] == ']' {
 		return i + 1, 0
 	}
 	for {
@@ -246,7 +246,7 @@ func (c *Checker) array(i, depth int, locate bool) (int, audit.Code) {
 			c.Elements = append(c.Elements, Span{ValueStart: int32(i), ValueEnd: int32(end)})
 		}
 		i = skipSpace(b, end)
-		if i >= len(b) {
+		if uint(i) >= uint(len(b)) {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		switch b[i] {
@@ -835,7 +835,7 @@ func stringFrom(b []byte, i int) (end int, escaped, ok bool) {
 		n, esc := plainRun(b[i:])
 		i += n
 		escaped = escaped || esc
-		if i >= len(b) {
+		if uint(i) >= uint(len(b)) {
 			return 0, false, false
 		}
 		switch ch := b[i]; {
@@ -910,36 +910,36 @@ var stringSpecial = func() (t [256]bool) {
 
 func scanNumber(b []byte, i int) (int, bool) {
 	start := i
-	if i < len(b) && b[i] == '-' {
+	if uint(i) < uint(len(b)) && b[i] == '-' {
 		i++
 	}
 	switch {
-	case i < len(b) && b[i] == '0':
+	case uint(i) < uint(len(b)) && b[i] == '0':
 		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && isDigit(b[i]) {
+	case uint(i) < uint(len(b)) && b[i] >= '1' && b[i] <= '9':
+		for uint(i) < uint(len(b)) && isDigit(b[i]) {
 			i++
 		}
 	default:
 		return 0, false
 	}
-	if i < len(b) && b[i] == '.' {
+	if uint(i) < uint(len(b)) && b[i] == '.' {
 		i++
 		d := i
-		for i < len(b) && isDigit(b[i]) {
+		for uint(i) < uint(len(b)) && isDigit(b[i]) {
 			i++
 		}
 		if i == d {
 			return 0, false
 		}
 	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+	if uint(i) < uint(len(b)) && (b[i] == 'e' || b[i] == 'E') {
 		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		if uint(i) < uint(len(b)) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
 		d := i
-		for i < len(b) && isDigit(b[i]) {
+		for uint(i) < uint(len(b)) && isDigit(b[i]) {
 			i++
 		}
 		if i == d {
