@@ -154,7 +154,12 @@ func (c *Checker) Check(b []byte) audit.Code {
 		c.cause = errNotObject
 		return audit.MalformedJSON
 	}
-	end, code := c.object(i, 1, atRoot)
+	// c.object at depth 1, without a call of its own.
+	large := c.large.n
+	end, code := c.members(i, 1, atRoot)
+	if c.large.n > large {
+		end, code = c.largeEnd(large, end, code)
+	}
 	return c.end(end, code)
 }
 
@@ -267,16 +272,22 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	}
 	large := c.large.n // where this object's names will be in c.large, if it is large
 	end, code := c.members(i, depth, in)
-	// A large object's names are compared once it is read, or as far as it
-	// was read when a problem was found in it: a name repeated before that
-	// problem is the first one in reading order, as when every name is
-	// compared as it comes.
 	if c.large.n > large {
-		if code != audit.DuplicateKey && c.repeated(large) {
-			end, code = c.fail(audit.DuplicateKey, nil)
-		}
-		c.large.truncate(large)
+		end, code = c.largeEnd(large, end, code)
 	}
+	return end, code
+}
+
+// largeEnd ends an object whose names past its first smallObject are in
+// c.large from large on: they are compared once the object is read, or as
+// far as it was read when a problem was found in it (code), so that a name
+// repeated before that problem is the first one in reading order, as when
+// every name is compared as it comes.
+func (c *Checker) largeEnd(large, end int, code audit.Code) (int, audit.Code) {
+	if code != audit.DuplicateKey && c.repeated(large) {
+		end, code = c.fail(audit.DuplicateKey, nil)
+	}
+	c.large.truncate(large)
 	return end, code
 }
 
@@ -412,7 +423,15 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 				plain = !valueEscaped
 			}
 		case '{':
-			end, code = c.object(i, depth+1, child)
+			// c.object, without a call of its own: most values that are
+			// objects are small ones of a record.
+			if depth >= MaxDepth {
+				return c.fail(audit.NestingTooDeep, nil)
+			}
+			large := c.large.n
+			if end, code = c.members(i, depth+1, child); c.large.n > large {
+				end, code = c.largeEnd(large, end, code)
+			}
 		case '[':
 			end, code = c.array(i, depth+1, in == atRoot && isName(name, c.Locate.Elements))
 		default:
