@@ -446,9 +446,9 @@ func (d *Decoder) decodeItem(line []byte, members []stream.Span, id, typ int, re
 	}
 	idText := members[id].Text(line)
 	desc := &itemTypes[t]
-	var server, tool, args []byte
-	hasArgs, hasStatus := false, false
-	bad := false
+	// An MCP call's server, tool and arguments go straight into the item,
+	// as they are read (few values live across the loop: each costs a
+	// spill per member); the server and tool are unquoted after it.
 	for i := range members {
 		if t == UnknownItem {
 			break // an unknown item is judged as a whole
@@ -470,9 +470,9 @@ func (d *Decoder) decodeItem(line []byte, members []stream.Span, id, typ int, re
 		if !typeOK(value, want) {
 			return rec.violation(path)
 		}
+		bad := false
 		switch n {
 		case nStatus:
-			hasStatus = true
 			st := statusOf(stream.Unquote(value))
 			if st == OtherStatus || !hasStatusValue(t, st) {
 				st = OtherStatus
@@ -480,15 +480,14 @@ func (d *Decoder) decodeItem(line []byte, members []stream.Span, id, typ int, re
 			}
 			it.Status = st
 		case nServer:
-			server = value
+			it.Server = value
 		case nTool:
-			tool = value
+			it.Tool = value
 			if t == CollabToolCall && !oneOf(stream.Text(value), collabTools) {
 				rec.unknown(path)
 			}
 		case nArguments:
-			hasArgs = true
-			args = value
+			it.Arguments = value
 		case nResult:
 			it.Result = value
 			bad = stream.TypeOf(value) == stream.Object && !closedResult(line, result, it, rec)
@@ -502,34 +501,45 @@ func (d *Decoder) decodeItem(line []byte, members []stream.Span, id, typ int, re
 			bad = !closedElements(value, &todoFields, rec, whereTodo, "", "", nil)
 			path = whereTodo
 		case nReceiverThreadIDs:
-			stream.Elements(value, func(e []byte) bool {
-				bad = stream.TypeOf(e) != stream.String
-				return !bad
-			})
+			bad = !stringElements(value)
 		}
 		if bad {
 			return rec.violation(path)
 		}
 	}
 	if t == McpToolCall {
+		// A present member's value is never empty; a present status is
+		// never NoStatus.
 		switch {
-		case server == nil:
+		case it.Server == nil:
 			return rec.violation(itemPaths[McpToolCall][nServer])
-		case tool == nil:
+		case it.Tool == nil:
 			return rec.violation(itemPaths[McpToolCall][nTool])
-		case !hasArgs:
+		case it.Arguments == nil:
 			return rec.violation(itemPaths[McpToolCall][nArguments])
-		case !hasStatus:
+		case it.Status == NoStatus:
 			return rec.violation(itemPaths[McpToolCall][nStatus])
 		}
-		it.Server = stream.Unquote(server)
-		it.Tool = stream.Unquote(tool)
-		it.Arguments = args
+		it.Server = stream.Unquote(it.Server)
+		it.Tool = stream.Unquote(it.Tool)
+	} else {
+		it.Tool = nil // a collab_tool_call's: not kept
 	}
 	it.Num = itemNum(idText)
 	it.Key = itemKey(idText, it.Num)
-	it.Identity = d.identity(idText, typText, it, args)
+	it.Identity = d.identity(idText, typText, it, it.Arguments)
 	return 0
+}
+
+// stringElements reports whether every element of the array arr is a
+// string.
+func stringElements(arr []byte) bool {
+	ok := true
+	stream.Elements(arr, func(e []byte) bool {
+		ok = stream.TypeOf(e) == stream.String
+		return ok
+	})
+	return ok
 }
 
 // identity digests what an item may not change between its records: id and
