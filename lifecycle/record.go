@@ -346,7 +346,7 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 		return 0
 	}
 	desc := &recordTypes[t]
-	bad := ""
+	bad := noName // the first member found of the wrong type (never noName)
 	for i := range loc.Root {
 		if i == typ || i == item {
 			continue
@@ -358,7 +358,6 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 			rec.unknown(desc.name)
 			continue
 		}
-		path := recordPaths[t][n]
 		ok := typeOK(value, want)
 		switch {
 		case !ok:
@@ -366,14 +365,14 @@ func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) au
 			// usage is free-form: codex keeps adding counters (SPEC §4).
 			ok = typedObject(value, &usageFields, nil, "")
 		case n == nError:
-			ok = typedObject(value, &messageFields, rec, path)
+			ok = typedObject(value, &messageFields, rec, recordPaths[t][n])
 		}
-		if !ok && bad == "" {
-			bad = path
+		if !ok && bad == noName {
+			bad = n
 		}
 	}
-	if bad != "" {
-		return rec.violation(bad)
+	if bad != noName {
+		return rec.violation(recordPaths[t][bad])
 	}
 	switch t {
 	case ItemStarted, ItemUpdated, ItemCompleted:
