@@ -89,10 +89,9 @@ const (
 type lineRef struct {
 	start, end int32 // the record is buf[start:end]
 	// With a checker: the record's located members are spans[root:child],
-	// spans[child:grandchild] and spans[grandchild:spansEnd], where root is the
-	// previous line's spansEnd.
-	child, grandchild, spansEnd int32
-	bytes                       int64 // input bytes consumed with the record
+	// spans[child:grandchild] and spans[grandchild:spansEnd].
+	root, child, grandchild, spansEnd int32
+	bytes                             int64 // input bytes consumed with the record
 }
 
 // position is where the input stood when a batch's error was returned.
@@ -249,6 +248,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 				b.lines = b.lines[:k+1]
 				break
 			}
+			ref.root = int32(len(b.spans))
 			b.spans = append(b.spans, c.Root...)
 			ref.child = int32(len(b.spans))
 			b.spans = append(b.spans, c.Child...)
@@ -317,14 +317,12 @@ func (p *Prefetch) Checked() Verdict {
 		return Verdict{}
 	}
 	ref := &b.lines[k]
-	root := int32(0)
-	if k > 0 {
-		root = b.lines[k-1].spansEnd
-	}
+	spans := b.spans[ref.root:ref.spansEnd:ref.spansEnd]
+	child, grandchild := ref.child-ref.root, ref.grandchild-ref.root
 	return Verdict{Located: Located{
-		Root:       b.spans[root:ref.child:ref.child],
-		Child:      b.spans[ref.child:ref.grandchild:ref.grandchild],
-		Grandchild: b.spans[ref.grandchild:ref.spansEnd:ref.spansEnd],
+		Root:       spans[:child:child],
+		Child:      spans[child:grandchild:grandchild],
+		Grandchild: spans[grandchild:],
 	}}
 }
 
