@@ -441,15 +441,7 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			return 0, code
 		}
 		if locate {
-			sp := Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped, plain}
-			switch in {
-			case atRoot:
-				c.Root = append(c.Root, sp)
-			case atChild:
-				c.Child = append(c.Child, sp)
-			default:
-				c.Grandchild = append(c.Grandchild, sp)
-			}
+			c.located(in, Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped, plain})
 		}
 		if uint(end) < uint(len(b)) && b[end] == ',' {
 			// Compact JSON: the next name follows at once.
@@ -472,6 +464,18 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 	}
+}
+
+// located appends sp to the members located in the object in.
+func (c *Checker) located(in at, sp Span) {
+	spans := &c.Grandchild
+	switch in {
+	case atRoot:
+		spans = &c.Root
+	case atChild:
+		spans = &c.Child
+	}
+	*spans = append(*spans, sp)
 }
 
 // among reports whether name is one of the names earlier locates.

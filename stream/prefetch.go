@@ -248,12 +248,19 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 				b.lines = b.lines[:k+1]
 				break
 			}
+			// The record's, then the child's and the grandchild's spans,
+			// each copied only when there is one (most records have no
+			// grandchild, many no child).
 			ref.root = int32(len(b.spans))
 			b.spans = append(b.spans, c.Root...)
 			ref.child = int32(len(b.spans))
-			b.spans = append(b.spans, c.Child...)
+			if len(c.Child) > 0 {
+				b.spans = append(b.spans, c.Child...)
+			}
 			ref.grandchild = int32(len(b.spans))
-			b.spans = append(b.spans, c.Grandchild...)
+			if len(c.Grandchild) > 0 {
+				b.spans = append(b.spans, c.Grandchild...)
+			}
 			ref.spansEnd = int32(len(b.spans))
 		}
 		last := b.err != nil // read before the batch is handed on
