@@ -529,11 +529,19 @@ func (c *Checker) locatedChild(in at, name []byte) at {
 // twice.
 func (c *Checker) twice(name []byte) bool { return isName(name, c.Locate.TwiceInChild) }
 
-// isName reports whether name is s, one of Locate's names ("" is none):
-// most names that are not have another length or first byte, and are
-// told apart without a call.
+// isName reports whether name is s, one of Locate's names ("" is none),
+// a byte at a time: they are short, and a call of memequal would cost the
+// caller a spill of every live value.
 func isName(name []byte, s string) bool {
-	return len(name) == len(s) && len(s) > 0 && name[0] == s[0] && string(name) == s
+	if len(name) != len(s) || len(s) == 0 {
+		return false
+	}
+	for i := range len(s) {
+		if name[i] != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // seen reports whether name, the object's count+1st (count >=
