@@ -412,6 +412,14 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 				} else {
 					end += 24
 				}
+			} else if end < len(b) && len(b) >= 8 {
+				// Less than three words left (a record's last value): its
+				// last eight bytes, those before end shifted out. The
+				// zeros shifted in flag past the end.
+				w := binary.LittleEndian.Uint64(b[len(b)-8:]) >> (8 * uint(max(end-(len(b)-8), 0)))
+				if s := specialBytes(w); s != 0 && end > len(b)-8 {
+					end += bits.TrailingZeros64(s) / 8
+				}
 			}
 			if uint(end) < uint(len(b)) && b[end] == '"' {
 				end++
