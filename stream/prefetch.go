@@ -240,6 +240,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			return
 		}
 		Mark("check+")
+		spans := b.spans // kept here, and in the batch once it is checked
 		for k := range b.lines {
 			ref := &b.lines[k]
 			if code := c.Check(b.buf[ref.start:ref.end]); code != 0 {
@@ -251,18 +252,19 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			// The record's, then the child's and the grandchild's spans,
 			// each copied only when there is one (most records have no
 			// grandchild, many no child).
-			ref.root = int32(len(b.spans))
-			b.spans = append(b.spans, c.Root...)
-			ref.child = int32(len(b.spans))
+			ref.root = int32(len(spans))
+			spans = append(spans, c.Root...)
+			ref.child = int32(len(spans))
 			if len(c.Child) > 0 {
-				b.spans = append(b.spans, c.Child...)
+				spans = append(spans, c.Child...)
 			}
-			ref.grandchild = int32(len(b.spans))
+			ref.grandchild = int32(len(spans))
 			if len(c.Grandchild) > 0 {
-				b.spans = append(b.spans, c.Grandchild...)
+				spans = append(spans, c.Grandchild...)
 			}
-			ref.spansEnd = int32(len(b.spans))
+			ref.spansEnd = int32(len(spans))
 		}
+		b.spans = spans
 		last := b.err != nil // read before the batch is handed on
 		Mark("check-")
 		select {
