@@ -412,12 +412,21 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 				} else {
 					end += 24
 				}
-			} else if end < len(b) && len(b) >= 8 {
-				// Less than three words left (a record's last value): its
-				// last eight bytes, those before end shifted out. The
-				// zeros shifted in flag past the end.
-				w := binary.LittleEndian.Uint64(b[len(b)-8:]) >> (8 * uint(max(end-(len(b)-8), 0)))
-				if s := specialBytes(w); s != 0 && end > len(b)-8 {
+			} else if len(b) >= 8 {
+				// Less than three words left (a record's last values):
+				// the whole words, then the record's last eight bytes,
+				// those before end shifted out; the zeros shifted in flag
+				// past the end.
+				s := uint64(0)
+				for ; end <= len(b)-8; end += 8 {
+					if s = specialBytes(binary.LittleEndian.Uint64(b[end:])); s != 0 {
+						break
+					}
+				}
+				if s == 0 && end < len(b) {
+					s = specialBytes(binary.LittleEndian.Uint64(b[len(b)-8:]) >> (8 * uint(end-(len(b)-8))))
+				}
+				if s != 0 {
 					end += bits.TrailingZeros64(s) / 8
 				}
 			}

@@ -505,6 +505,45 @@ func TestPlainRun(t *testing.T) {
 	}
 }
 
+// TestCheckerStringValues checks the string values the checker scans in
+// place, by words (the first three, or those left before the record's
+// end, and its last bytes shifted), against encoding/json: a string of
+// every length to 40 with a quote, a backslash escape, a control
+// character or a bad escape at every place, the record ending right after
+// it or later, and whether the located span says it has no escape.
+func TestCheckerStringValues(t *testing.T) {
+	c := Checker{}
+	for n := range 41 {
+		for p := -1; p < n; p++ {
+			for _, v := range []string{`"`, `\n`, "\x01", `\x`, `\u00e9`, `é`} {
+				text := []byte(strings.Repeat("a", n))
+				if p >= 0 {
+					text = append(text[:p], append([]byte(v), text[p:]...)...)
+				}
+				for _, tail := range []string{`}`, `,"z":1}`, `,"z":"0123456789abcdef0123"}`, ` } `} {
+					in := `{"k":"` + string(text) + `"` + tail
+					code := c.Check([]byte(in))
+					valid := json.Valid([]byte(in))
+					if (code == 0) != valid {
+						t.Fatalf("Check(%q) = %s, but encoding/json says valid %v", in, codeName(code), valid)
+					}
+					if code != 0 {
+						continue
+					}
+					sp := c.Root[0]
+					value := string(sp.Value([]byte(in)))
+					if want := `"` + string(text) + `"`; value != want {
+						t.Fatalf("Check(%q): value %q, want %q", in, value, want)
+					}
+					if plain := !strings.Contains(string(text), `\`); sp.PlainString != plain {
+						t.Fatalf("Check(%q): PlainString %v, want %v", in, sp.PlainString, plain)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestCheckerLargeObjects checks the duplicate test of objects past
 // smallObject names, whose names are noted as offsets and compared once
 // the object is read: names with escapes (one of them a quote, one a
