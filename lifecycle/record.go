@@ -296,13 +296,13 @@ func (d *Decoder) decode(line []byte, rec *Record) audit.Code {
 	if d.checker.Check(line) != 0 {
 		return audit.SchemaViolation // not a checked record
 	}
-	return d.DecodeChecked(line, d.checker.Located, rec)
+	return d.DecodeChecked(line, &d.checker.Located, rec)
 }
 
 // DecodeChecked is decode for the record line that a stream.Checker has
-// accepted, reading the members it located instead of walking the record
-// again.
-func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) audit.Code {
+// accepted, reading the members it located (loc, only read) instead of
+// walking the record again.
+func (d *Decoder) DecodeChecked(line []byte, loc *stream.Located, rec *Record) audit.Code {
 	*rec = Record{Unknown: rec.Unknown[:0]}
 	// The record's type and item and the item's id and type are found
 	// first, by where their spans are (-1: absent); the other members are
