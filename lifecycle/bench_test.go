@@ -42,7 +42,7 @@ func BenchmarkDecodeApply(b *testing.B) {
 	for b.Loop() {
 		m := NewMachine()
 		for _, r := range recs {
-			if code := d.DecodeChecked(r.line, r.loc, &rec); code != 0 {
+			if code := d.DecodeChecked(r.line, &r.loc, &rec); code != 0 {
 				b.Fatal(code)
 			}
 			if _, code := m.Apply(&rec); code != 0 {

@@ -58,12 +58,7 @@ func (t RecordType) String() string {
 
 // recordTypeOf is the record type named t, or UnknownRecord.
 func recordTypeOf(t []byte) RecordType {
-	for i := ThreadStarted; i < numRecordTypes; i++ {
-		if recordTypes[i].name == string(t) {
-			return i
-		}
-	}
-	return UnknownRecord
+	return recordTypeIndex.find(t, UnknownRecord)
 }
 
 // ItemType is an item's `type`.
@@ -142,12 +137,7 @@ func (t ItemType) String() string {
 
 // itemTypeOf is the item type named t, or UnknownItem.
 func itemTypeOf(t []byte) ItemType {
-	for i := AgentMessage; i < numItemTypes; i++ {
-		if itemTypes[i].name == string(t) {
-			return i
-		}
-	}
-	return UnknownItem
+	return itemTypeIndex.find(t, UnknownItem)
 }
 
 // IsCall reports whether items of this type are tool calls: effects that
@@ -200,12 +190,60 @@ func (s Status) String() string {
 
 // statusOf is the status named s, or OtherStatus.
 func statusOf(s []byte) Status {
-	for i := InProgress; i < OtherStatus; i++ {
-		if statusNames[i] == string(s) {
-			return i
+	return statusIndex.find(s, OtherStatus)
+}
+
+// nameIndex finds a name among the rows of a table: slot h holds 1 + the
+// row of a name whose hash (nameHash) is h, or of a later one's that met
+// it (open addressing), 0 none. A lookup is one hash and, nearly always,
+// at most one comparison, where a walk of the rows compared with each.
+type nameIndex[T ~uint8] struct {
+	slots [64]uint8
+	names []string // by row
+}
+
+func nameHash(s []byte) int {
+	if len(s) == 0 {
+		return 0
+	}
+	return (len(s)*7 + int(s[0])*3 + int(s[len(s)-1])) & 63
+}
+
+// indexOf indexes the rows from first on by their names.
+func indexOf[T ~uint8](first T, names []string) *nameIndex[T] {
+	x := &nameIndex[T]{names: names}
+	for i := int(first); i < len(names); i++ {
+		h := nameHash([]byte(names[i]))
+		for x.slots[h] != 0 {
+			h = (h + 1) & 63
+		}
+		x.slots[h] = uint8(i) + 1
+	}
+	return x
+}
+
+// find is the row named s, or none.
+func (x *nameIndex[T]) find(s []byte, none T) T {
+	for h := nameHash(s); x.slots[h] != 0; h = (h + 1) & 63 {
+		if i := x.slots[h] - 1; x.names[i] == string(s) {
+			return T(i)
 		}
 	}
-	return OtherStatus
+	return none
+}
+
+var (
+	recordTypeIndex = indexOf(ThreadStarted, rowNames(recordTypes[:], func(d recordDesc) string { return d.name }))
+	itemTypeIndex   = indexOf(AgentMessage, rowNames(itemTypes[:], func(d itemDesc) string { return d.name }))
+	statusIndex     = indexOf(InProgress, statusNames[:OtherStatus])
+)
+
+func rowNames[D any](rows []D, name func(D) string) []string {
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = name(r)
+	}
+	return names
 }
 
 // Locate is what the decoder reads without walking a record again: an

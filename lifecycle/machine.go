@@ -263,7 +263,9 @@ func (m *Machine) Apply(rec *Record) (Step, audit.Code) {
 	}
 	switch s.next {
 	case Done:
-		delete(m.open, it.Key)
+		if inFlight {
+			delete(m.open, it.Key)
+		}
 		m.done.add(it)
 	default:
 		m.open[it.Key] = open{identity: it.Identity, state: s.next, seq: step.Seq}

@@ -36,7 +36,7 @@ func TestDecodeHostileCallAllocations(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		code := d.DecodeChecked(line, c.Located, &rec)
+		code := d.DecodeChecked(line, &c.Located, &rec)
 		runtime.ReadMemStats(&after)
 		if code != 0 || rec.Item.Type != McpToolCall {
 			t.Fatalf("%s: Decode = %v", shape, code)
@@ -79,7 +79,7 @@ func TestDecodeHostileNamesAllocations(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		code := d.DecodeChecked(tc.line, c.Located, &rec)
+		code := d.DecodeChecked(tc.line, &c.Located, &rec)
 		runtime.ReadMemStats(&after)
 		if code != 0 || rec.Item.Type != McpToolCall {
 			t.Fatalf("%s: Decode = %v", tc.shape, code)

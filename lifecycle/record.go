@@ -126,11 +126,9 @@ func itemNum(id []byte) int {
 
 // Decoder turns checked records into Records. It holds scratch space.
 type Decoder struct {
-	hash        keyHash
-	text        []byte // a small call's framed identity, raw or canonical
-	members     []member
-	itemMembers []member
-	checker     stream.Checker // for decode
+	hash    keyHash
+	text    []byte         // a small call's framed identity, raw or canonical
+	checker stream.Checker // for decode
 	// recent maps the digest of an MCP call's raw identity (arguments as
 	// written) to its identity, for the calls seen last: a call's later
 	// records nearly always repeat its arguments byte for byte, and then
@@ -141,11 +139,6 @@ type Decoder struct {
 // recentCalls is how many calls Decoder.recent remembers: more than are
 // usually in flight at once.
 const recentCalls = 64
-
-type member struct {
-	name  name
-	value []byte
-}
 
 // name is a member name of the contract (besides type, item and id) as a
 // small number, noName for any other: the decoder looks names up with one
@@ -303,98 +296,92 @@ func (d *Decoder) decode(line []byte, rec *Record) audit.Code {
 	if d.checker.Check(line) != 0 {
 		return audit.SchemaViolation // not a checked record
 	}
-	return d.DecodeChecked(line, d.checker.Located, rec)
+	return d.DecodeChecked(line, &d.checker.Located, rec)
 }
 
 // DecodeChecked is decode for the record line that a stream.Checker has
-// accepted, reading the members it located instead of walking the record
-// again.
-func (d *Decoder) DecodeChecked(line []byte, loc stream.Located, rec *Record) audit.Code {
+// accepted, reading the members it located (loc, only read) instead of
+// walking the record again.
+func (d *Decoder) DecodeChecked(line []byte, loc *stream.Located, rec *Record) audit.Code {
 	*rec = Record{Unknown: rec.Unknown[:0]}
-	var typ, typText, itemValue []byte
-	bad := ""
-	others := d.members[:0]
+	// The record's type and item and the item's id and type are found
+	// first, by where their spans are (-1: absent); the other members are
+	// read once those are known. The item's are read here, so that an id
+	// named twice outside a web_search is found before anything else
+	// about the record.
+	typ, item := -1, -1
 	for i := range loc.Root {
-		sp := &loc.Root[i]
-		name, value := sp.In(line)
-		switch string(name) {
+		switch string(loc.Root[i].Name(line)) {
 		case "type":
-			typ, typText = value, sp.Text(line)
+			typ = i
 		case "item":
-			itemValue = value
-		default:
-			others = append(others, member{nameOf(name), value})
+			item = i
 		}
 	}
-	d.members = others
-	// The item's members are read once, here: an id named twice outside a
-	// web_search is found before anything else about the record.
-	var id, idText, itemType, itemTypeText []byte
-	ids := 0
-	ms := d.itemMembers[:0]
+	id, itemType, ids := -1, -1, 0
 	for i := range loc.Child {
-		sp := &loc.Child[i]
-		name, value := sp.In(line)
-		switch string(name) {
+		switch string(loc.Child[i].Name(line)) {
 		case "id":
 			// A web_search's second id (the search call id) is ignored.
 			if ids++; ids == 1 {
-				id, idText = value, sp.Text(line)
+				id = i
 			}
 		case "type":
-			itemType, itemTypeText = value, sp.Text(line)
-		default:
-			ms = append(ms, member{nameOf(name), value})
+			itemType = i
 		}
 	}
-	d.itemMembers = ms
-	if ids > 1 && !stream.TextIs(itemType, "web_search") {
+	if ids > 1 && (itemType < 0 || !stream.TextIs(loc.Child[itemType].Value(line), "web_search")) {
 		// The checker lets the object under "item" name id twice; only a
 		// web_search item may (SPEC §4.1), whatever the record's type.
 		rec.Where = "item.id"
 		return audit.DuplicateKey
 	}
-	if typ == nil || stream.TypeOf(typ) != stream.String {
+	if typ < 0 || stream.TypeOf(loc.Root[typ].Value(line)) != stream.String {
 		return rec.violation("type")
 	}
-	t := recordTypeOf(typText)
+	t := recordTypeOf(loc.Root[typ].Text(line))
 	rec.Type = t
 	if t == UnknownRecord {
 		// An unknown record is judged as a whole; its members are its own.
 		return 0
 	}
 	desc := &recordTypes[t]
-	for _, m := range others {
-		want := desc.members[m.name]
+	bad := noName // the first member found of the wrong type (never noName)
+	for i := range loc.Root {
+		if i == typ || i == item {
+			continue
+		}
+		name, value := loc.Root[i].In(line)
+		n := nameOf(name)
+		want := desc.members[n]
 		if want == 0 {
 			rec.unknown(desc.name)
 			continue
 		}
-		path := recordPaths[t][m.name]
-		ok := typeOK(m.value, want)
+		ok := typeOK(value, want)
 		switch {
 		case !ok:
-		case m.name == nUsage:
+		case n == nUsage:
 			// usage is free-form: codex keeps adding counters (SPEC §4).
-			ok = typedObject(m.value, &usageFields, nil, "")
-		case m.name == nError:
-			ok = typedObject(m.value, &messageFields, rec, path)
+			ok = typedObject(value, &usageFields, nil, "")
+		case n == nError:
+			ok = typedObject(value, &messageFields, rec, recordPaths[t][n])
 		}
-		if !ok && bad == "" {
-			bad = path
+		if !ok && bad == noName {
+			bad = n
 		}
 	}
-	if bad != "" {
-		return rec.violation(bad)
+	if bad != noName {
+		return rec.violation(recordPaths[t][bad])
 	}
 	switch t {
 	case ItemStarted, ItemUpdated, ItemCompleted:
-		if itemValue == nil || stream.TypeOf(itemValue) != stream.Object {
+		if item < 0 || stream.TypeOf(loc.Root[item].Value(line)) != stream.Object {
 			return rec.violation(desc.name + ".item")
 		}
-		return d.decodeItem(line, id, idText, itemType, itemTypeText, loc.Grandchild, rec)
+		return d.decodeItem(line, loc.Child, id, itemType, loc.Grandchild, rec)
 	}
-	if itemValue != nil {
+	if item >= 0 {
 		rec.unknown(desc.name)
 	}
 	return 0
@@ -442,41 +429,49 @@ func closedResult(line []byte, members []stream.Span, it *Item, rec *Record) boo
 	return true
 }
 
-// decodeItem reads an item from its id and type (raw, and their text
-// when they are strings), its other members (d.itemMembers), and the
-// members of its result object where it has one.
-func (d *Decoder) decodeItem(line, id, idText, typ, typText []byte, result []stream.Span, rec *Record) audit.Code {
+// decodeItem reads an item from its members, located in line (members),
+// of which id and typ are its id and type (-1: absent), and the members of
+// its result object where it has one.
+func (d *Decoder) decodeItem(line []byte, members []stream.Span, id, typ int, result []stream.Span, rec *Record) audit.Code {
 	it := &rec.Item
-	ms := d.itemMembers
-	if typ == nil || stream.TypeOf(typ) != stream.String {
+	if typ < 0 || stream.TypeOf(members[typ].Value(line)) != stream.String {
 		return rec.violation("item.type")
 	}
+	typText := members[typ].Text(line)
 	t := itemTypeOf(typText)
 	it.Type = t
-	if id == nil || stream.TypeOf(id) != stream.String || len(id) <= 2 {
+	if id < 0 || stream.TypeOf(members[id].Value(line)) != stream.String || len(members[id].Value(line)) <= 2 {
 		return rec.violation(itemIDPaths[t])
 	}
+	idText := members[id].Text(line)
 	desc := &itemTypes[t]
-	var server, tool, args []byte
-	hasArgs, hasStatus := false, false
-	bad := false
-	for _, m := range ms {
+	// An MCP call's server, tool and arguments go straight into the item,
+	// as they are read (few values live across the loop: each costs a
+	// spill per member); the server and tool are unquoted after it.
+	for i := range members {
 		if t == UnknownItem {
 			break // an unknown item is judged as a whole
 		}
-		want := desc.members[m.name]
+		if i == typ {
+			continue
+		}
+		name, value := members[i].In(line)
+		if string(name) == "id" {
+			continue
+		}
+		n := nameOf(name)
+		want := desc.members[n]
 		if want == 0 {
 			rec.unknown(desc.name)
 			continue
 		}
-		value := m.value
-		path := itemPaths[t][m.name]
+		path := itemPaths[t][n]
 		if !typeOK(value, want) {
 			return rec.violation(path)
 		}
-		switch m.name {
+		bad := false
+		switch n {
 		case nStatus:
-			hasStatus = true
 			st := statusOf(stream.Unquote(value))
 			if st == OtherStatus || !hasStatusValue(t, st) {
 				st = OtherStatus
@@ -484,15 +479,14 @@ func (d *Decoder) decodeItem(line, id, idText, typ, typText []byte, result []str
 			}
 			it.Status = st
 		case nServer:
-			server = value
+			it.Server = value
 		case nTool:
-			tool = value
+			it.Tool = value
 			if t == CollabToolCall && !oneOf(stream.Text(value), collabTools) {
 				rec.unknown(path)
 			}
 		case nArguments:
-			hasArgs = true
-			args = value
+			it.Arguments = value
 		case nResult:
 			it.Result = value
 			bad = stream.TypeOf(value) == stream.Object && !closedResult(line, result, it, rec)
@@ -506,34 +500,45 @@ func (d *Decoder) decodeItem(line, id, idText, typ, typText []byte, result []str
 			bad = !closedElements(value, &todoFields, rec, whereTodo, "", "", nil)
 			path = whereTodo
 		case nReceiverThreadIDs:
-			stream.Elements(value, func(e []byte) bool {
-				bad = stream.TypeOf(e) != stream.String
-				return !bad
-			})
+			bad = !stringElements(value)
 		}
 		if bad {
 			return rec.violation(path)
 		}
 	}
 	if t == McpToolCall {
+		// A present member's value is never empty; a present status is
+		// never NoStatus.
 		switch {
-		case server == nil:
+		case it.Server == nil:
 			return rec.violation(itemPaths[McpToolCall][nServer])
-		case tool == nil:
+		case it.Tool == nil:
 			return rec.violation(itemPaths[McpToolCall][nTool])
-		case !hasArgs:
+		case it.Arguments == nil:
 			return rec.violation(itemPaths[McpToolCall][nArguments])
-		case !hasStatus:
+		case it.Status == NoStatus:
 			return rec.violation(itemPaths[McpToolCall][nStatus])
 		}
-		it.Server = stream.Unquote(server)
-		it.Tool = stream.Unquote(tool)
-		it.Arguments = args
+		it.Server = stream.Unquote(it.Server)
+		it.Tool = stream.Unquote(it.Tool)
+	} else {
+		it.Tool = nil // a collab_tool_call's: not kept
 	}
 	it.Num = itemNum(idText)
 	it.Key = itemKey(idText, it.Num)
-	it.Identity = d.identity(idText, typText, it, args)
+	it.Identity = d.identity(idText, typText, it, it.Arguments)
 	return 0
+}
+
+// stringElements reports whether every element of the array arr is a
+// string.
+func stringElements(arr []byte) bool {
+	ok := true
+	stream.Elements(arr, func(e []byte) bool {
+		ok = stream.TypeOf(e) == stream.String
+		return ok
+	})
+	return ok
 }
 
 // identity digests what an item may not change between its records: id and

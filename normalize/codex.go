@@ -52,7 +52,7 @@ func (c *Codex) Checked(line []byte, n int, v stream.Verdict) error {
 	}
 	c.n = n
 	rec := &c.rec
-	if code := c.decoder.DecodeChecked(line, v.Located, rec); code != 0 {
+	if code := c.decoder.DecodeChecked(line, &v.Located, rec); code != 0 {
 		if c.machine.Ended() {
 			// SPEC §4.2: whatever its type; the type may be unreadable.
 			return audit.Invalid(audit.EventAfterTerminalTurn, n, nil)

@@ -84,8 +84,9 @@ func (x *OpenCodeExport) Harness() string { return "opencode" }
 
 // oxLocate is what the document's checker locates in each message, as it
 // checks it, so that Event need not walk the message for them: its info
-// and parts, info's role, error, time and finish, and time's completed.
-var oxLocate = stream.Locate{Child: "info", Grandchild: "time", Reads: func(name []byte) bool {
+// and parts, info's role, error, time and finish, time's completed, and
+// the parts themselves.
+var oxLocate = stream.Locate{Child: "info", Grandchild: "time", Elements: "parts", Reads: func(name []byte) bool {
 	switch string(name) {
 	case "info", "parts", "role", "error", "time", "finish", "completed":
 		return true
@@ -122,13 +123,10 @@ func (x *OpenCodeExport) Event(v []byte, loc stream.Located, i int) error {
 	} else if !stream.TextIs(role, "user") {
 		x.engine.Note(audit.UnknownField, i, oxMessageInfo)
 	}
-	var err error
-	stream.Elements(parts, func(p []byte) bool {
-		err = x.part(p, assistant)
-		return err == nil
-	})
-	if err != nil {
-		return err
+	for k := range loc.Elements {
+		if err := x.part(loc.Elements[k].Value(v), assistant); err != nil {
+			return err
+		}
 	}
 	return x.add(audit.Event{Kind: audit.EventCounted, Where: oxMessageInfo})
 }

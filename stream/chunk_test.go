@@ -68,9 +68,12 @@ func ckFramed(l framer) string {
 	}
 }
 
-// ckDocument is everything a Document says about an input, in order.
+// ckDocument is everything a Document says about an input, in order,
+// with what it locates in each event (ckLocate): a value the read buffer
+// holds whole is checked there, one it cuts is read first, and the two
+// must not differ.
 func ckDocument(r io.Reader) string {
-	d := NewDocument(r)
+	d := NewDocumentLocating(r, "events", ckLocate)
 	var b strings.Builder
 	for {
 		p, err := d.Next()
@@ -78,9 +81,12 @@ func ckDocument(r io.Reader) string {
 			fmt.Fprintf(&b, "end %s events %d bytes %d sum %x has-events %v", ckErr(err), d.Events(), d.Bytes(), d.Sum(), d.HasEvents())
 			return b.String()
 		}
-		fmt.Fprintf(&b, "%d %q %d %q events %d bytes %d\n", p.Kind, p.Name, p.Index, p.Value, d.Events(), d.Bytes())
+		fmt.Fprintf(&b, "%d %q %d %q events %d bytes %d located %v\n", p.Kind, p.Name, p.Index, p.Value, d.Events(), d.Bytes(), d.Located())
 	}
 }
+
+// ckLocate is what ckDocument locates in each event.
+var ckLocate = Locate{Child: "payload", Grandchild: "input", Elements: "items", Reads: func([]byte) bool { return true }}
 
 func ckErr(err error) string {
 	var ie *audit.InputError

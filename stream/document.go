@@ -16,7 +16,8 @@ import (
 // locate, an object's members are located as a record's are (Root, and
 // Locate's Child and Grandchild).
 func (c *Checker) checkValue(b []byte, base int, locate bool) audit.Code {
-	i := c.start(b)
+	c.start(b)
+	i := skipSpace(b, 0)
 	var end int
 	var code audit.Code
 	if locate && i < len(b) && b[i] == '{' {
@@ -25,6 +26,21 @@ func (c *Checker) checkValue(b []byte, base int, locate bool) audit.Code {
 		end, code = c.value(i, base)
 	}
 	return c.end(end, code)
+}
+
+// checkPrefix is checkValue for the array or object at the start of b,
+// which b may hold more than: it reports the value's end, and whether it
+// is valid. A value that b holds only in part is not.
+func (c *Checker) checkPrefix(b []byte, base int, locate bool) (int, bool) {
+	c.start(b)
+	var end int
+	var code audit.Code
+	if locate && b[0] == '{' {
+		end, code = c.object(0, base+1, atRoot)
+	} else {
+		end, code = c.value(0, base)
+	}
+	return end, code == 0
 }
 
 // PartKind says what a Document part is.
@@ -370,7 +386,23 @@ func (d *Document) name() ([]byte, audit.Code) {
 
 // value reads the extent of the next JSON value, nested in base containers,
 // and checks it. Its bytes are valid until the next call.
+//
+// An array or object that the read buffer holds whole is checked there
+// first, the checker finding its end as it goes: when the checker accepts
+// it, its extent is that, and it has been read once. Anything else (a
+// value the buffer cuts, or one the checker refuses) is read as below,
+// its extent found first and then checked, so that every problem is the
+// one that reading finds first, whatever the reads.
 func (d *Document) value(base int, locate bool) ([]byte, audit.Code) {
+	if b := d.peek(); len(b) > 0 && (b[0] == '{' || b[0] == '[') {
+		if end, ok := d.checker.checkPrefix(b, base, locate); ok {
+			d.buf = append(d.buf[:0], b[:end]...)
+			if code := d.consume(end); code != 0 {
+				return nil, code
+			}
+			return d.buf, 0
+		}
+	}
 	d.buf = d.buf[:0]
 	depth := 0
 	inString, escaped, scalar, started := false, false, false, false

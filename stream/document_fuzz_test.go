@@ -28,19 +28,20 @@ func FuzzDocument(f *testing.F) {
 		f.Add(b[:len(b)/2])
 	}
 	f.Add([]byte(`{"events":[[[[[[]]]]]],"a":"\u00e9","a":1}`))
+	f.Add([]byte(`{"events":[{"items":[1, {"a":[2]} ,"x"],"payload":{"input":{}}},{"items":{}},{"items":[]}]}`))
 	f.Add([]byte("\xef\xbb\xbf{}"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		d := NewDocument(bytes.NewReader(in))
 		// The same document, its events' members located: the same parts,
 		// and the located members those a plain walk finds.
 		all := func([]byte) bool { return true }
-		ld := NewDocumentLocating(bytes.NewReader(in), "events", Locate{Child: "payload", Grandchild: "input", Reads: all})
+		ld := NewDocumentLocating(bytes.NewReader(in), "events", Locate{Child: "payload", Grandchild: "input", Elements: "items", Reads: all})
 		var c Checker
 		for {
 			lp, lerr := ld.Next()
 			if lp.Kind == Event && lerr == nil {
 				docSameLocated(t, lp.Value, ld.Located())
-			} else if loc := ld.Located(); len(loc.Root)+len(loc.Child)+len(loc.Grandchild) > 0 {
+			} else if loc := ld.Located(); len(loc.Root)+len(loc.Child)+len(loc.Grandchild)+len(loc.Elements) > 0 {
 				t.Fatalf("members located after a part of kind %d", lp.Kind)
 			}
 			p, err := d.Next()
@@ -92,7 +93,8 @@ func FuzzDocument(f *testing.F) {
 
 // docSameLocated checks that what a locating Document located in the
 // event v is what walking it finds: its members, the members of its
-// payload object and of that one's input object.
+// payload object and of that one's input object, and the elements of its
+// items array.
 func docSameLocated(t *testing.T, v []byte, loc Located) {
 	t.Helper()
 	fields := func(spans []Span) []Field {
@@ -121,6 +123,33 @@ func docSameLocated(t *testing.T, v []byte, loc Located) {
 			t.Fatalf("located %s members %q, want %q", o.name, o.got, o.want)
 		}
 	}
+	if got, want := spanValues(v, loc.Elements), elementsOf(root, "items"); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Fatalf("located items elements %q, want %q", got, want)
+	}
+}
+
+// spanValues is the values spans locate in b.
+func spanValues(b []byte, spans []Span) [][]byte {
+	var vs [][]byte
+	for i := range spans {
+		vs = append(vs, spans[i].Value(b))
+	}
+	return vs
+}
+
+// elementsOf is the elements, by a plain walk, of the array value of the
+// member called name among fs; none when there is no such array.
+func elementsOf(fs []Field, name string) [][]byte {
+	var es [][]byte
+	for _, f := range fs {
+		if string(f.Name) == name && TypeOf(f.Value) == Array {
+			Elements(f.Value, func(e []byte) bool {
+				es = append(es, e)
+				return true
+			})
+		}
+	}
+	return es
 }
 
 func isInputSafety(c audit.Code) bool {

@@ -11,6 +11,13 @@ const LocateAll = locateAll
 // SameFields is sameFields, for the external fuzz tests.
 var SameFields = sameFields
 
+// SpanValues and ElementsOf are spanValues and elementsOf, for the
+// external fuzz tests.
+var (
+	SpanValues = spanValues
+	ElementsOf = elementsOf
+)
+
 // sameFields reports whether a and b hold the same names and values, in
 // the same order.
 func sameFields(a, b []Field) bool {

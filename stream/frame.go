@@ -197,6 +197,12 @@ func (f *batchFramer) fill(b *batch) bool {
 // or blank (which ends the input: false).
 func (f *batchFramer) record1(b *batch, start, end int, bytes int64) bool {
 	f.record++
+	// A record that starts with a byte that is not white space is not
+	// blank: only the others need refused's test.
+	if plain := f.record <= MaxRecords && start < end && b.buf[start] > ' '; plain {
+		b.lines = append(b.lines, lineRef{start: int32(start), end: int32(end), bytes: bytes})
+		return true
+	}
 	if err := refused(b.buf[start:end], f.record); err != nil {
 		b.err, b.final = err, position{record: f.record, bytes: bytes}
 		b.buf = b.buf[:end]

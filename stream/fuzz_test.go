@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"os"
@@ -204,6 +205,7 @@ func FuzzChecker(f *testing.F) {
 		`{"item":{"id":"a","type":"web_search","id":"b"}}`, `{"a":[1,2,]}`, `{"a":tru}`,
 		`{"item":{"result":{"a":1,"b":{"result":{"c":2}}}},"result":{"x":1}}`, `{"item":{"result":[{"a":1}]}}`,
 		`{"x":{"item":{"result":{"a":1}}}}`, `{"item":{"result":{"a":1,"a":2}}}`,
+		`{"items":[1, {"items":[2]}, [3], "x"],"item":{"items":[4]}}`, `{"items":{"a":[1]}}`,
 		strings.Repeat(`{"a":`, 127) + `1` + strings.Repeat(`}`, 127),
 		strings.Repeat(`[`, 127) + strings.Repeat(`]`, 127),
 		`{"a":` + strings.Repeat(`[`, 128) + strings.Repeat(`]`, 128) + `}`,
@@ -216,7 +218,7 @@ func FuzzChecker(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		// Strict (no name may come twice), locating what a codex decoder reads.
-		c := stream.Checker{Locate: stream.Locate{Child: "item", Grandchild: "result"}}
+		c := stream.Checker{Locate: stream.Locate{Child: "item", Grandchild: "result", Elements: "items"}}
 		code := c.Check(in)
 		switch code {
 		case 0, audit.MalformedJSON, audit.DuplicateKey, audit.NestingTooDeep:
@@ -272,6 +274,9 @@ func FuzzChecker(f *testing.F) {
 		result := fzMembersOf(item, "result")
 		if got := fzFields(in, c.Grandchild); !stream.SameFields(got, result) {
 			t.Fatalf("recorded result members %q, want %q", got, result)
+		}
+		if got, want := stream.SpanValues(in, c.Elements), stream.ElementsOf(root, "items"); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("recorded items elements %q, want %q", got, want)
 		}
 		// A located member's Text is its value unquoted, and PlainString
 		// says exactly whether the value is a string with no escape.

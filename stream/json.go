@@ -37,13 +37,10 @@ type Checker struct {
 	Located
 
 	b     []byte
-	arena []byte   // unescaped member names (with escapes) of the open objects' first names
-	names [][]byte // the open objects' first smallObject names, unescaped: slices of b or arena
-	quote []int32  // where each of names starts in b (its opening quote), ^ that when it has an escape
 	large largeNames
 	table []uint64              // scratch: the names of one class of a large object (repeated)
 	maps  []map[string]struct{} // in place of large for an input too long for its offsets
-	key   []byte                // scratch: a large object's escaped name, unescaped
+	key   []byte                // scratch: an escaped name, unescaped
 	other []byte                // scratch: the name it is compared with
 	cause error
 }
@@ -56,6 +53,11 @@ type Checker struct {
 // any other repeated name is a duplicate_key.
 type Locate struct {
 	Child, Grandchild, TwiceInChild string
+
+	// Elements names a member of the record whose array's elements are
+	// located (Located.Elements), so that a caller need not walk the
+	// array to find them; "" locates none.
+	Elements string
 
 	// Reads, when set, says which member names the caller reads in the
 	// located objects. Past an object's first locateAll members, only
@@ -74,9 +76,12 @@ const locateAll = 16
 // Located locates, in order, the members of a record (Root), of the object
 // under its Locate.Child member (Child) and of the object under that one's
 // Locate.Grandchild member (Grandchild). A slice is empty when there is no
-// such object.
+// such object. Elements locates the elements of the array under the
+// record's Locate.Elements member (their values; no names): a Checker and
+// a Document give them, a Prefetch does not.
 type Located struct {
 	Root, Child, Grandchild []Span
+	Elements                []Span
 }
 
 // at says which located object, if any, the checker is in.
@@ -109,6 +114,18 @@ func (s *Span) In(b []byte) (name, value []byte) {
 	return name, b[s.ValueStart:s.ValueEnd]
 }
 
+// Name returns the unescaped name of the member s locates in the record b:
+// a slice of b when it has no escape.
+func (s *Span) Name(b []byte) []byte {
+	if s.Escaped {
+		return Unquote(b[s.NameStart-1 : s.NameEnd+1])
+	}
+	return b[s.NameStart:s.NameEnd]
+}
+
+// Value returns the value of the member s locates in the record b.
+func (s *Span) Value(b []byte) []byte { return b[s.ValueStart:s.ValueEnd] }
+
 // Text returns the unescaped contents of the member's value in the record
 // b when it is a string (Unquote), nil when it is not: for a string with
 // no escape, without reading it again.
@@ -131,23 +148,26 @@ var (
 // DuplicateKey or NestingTooDeep; 0 means b is one valid JSON object. The
 // input must already be valid UTF-8 (the reader checks the raw bytes).
 func (c *Checker) Check(b []byte) audit.Code {
-	i := c.start(b)
+	c.start(b)
+	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		c.cause = errNotObject
 		return audit.MalformedJSON
 	}
-	end, code := c.object(i, 1, atRoot)
+	// c.object at depth 1, without a call of its own.
+	large := c.large.n
+	end, code := c.members(i, 1, atRoot)
+	if c.large.n > large {
+		end, code = c.largeEnd(large, end, code)
+	}
 	return c.end(end, code)
 }
 
-// start resets the checker for a new input and returns its first token.
-func (c *Checker) start(b []byte) int {
-	c.Root, c.Child, c.Grandchild = c.Root[:0], c.Child[:0], c.Grandchild[:0]
+// start resets the checker for a new input.
+func (c *Checker) start(b []byte) {
+	c.Root, c.Child, c.Grandchild, c.Elements = c.Root[:0], c.Child[:0], c.Grandchild[:0], c.Elements[:0]
 	c.b = b
 	c.cause = nil
-	c.arena = c.arena[:0]
-	c.names = c.names[:0]
-	return skipSpace(b, 0)
 }
 
 // end accepts the input when the value ending at end is followed by white
@@ -175,14 +195,14 @@ func (c *Checker) fail(code audit.Code, err error) (int, audit.Code) {
 // index just past it.
 func (c *Checker) value(i, depth int) (int, audit.Code) {
 	b := c.b
-	if i >= len(b) {
+	if uint(i) >= uint(len(b)) {
 		return c.fail(audit.MalformedJSON, errSyntax)
 	}
 	switch b[i] {
 	case '{':
 		return c.object(i, depth+1, atOther)
 	case '[':
-		return c.array(i, depth+1)
+		return c.array(i, depth+1, false)
 	case '"':
 		end, _, ok := scanString(b, i)
 		if !ok {
@@ -211,13 +231,15 @@ func (c *Checker) literal(i int, lit string) (int, audit.Code) {
 	return i + len(lit), 0
 }
 
-func (c *Checker) array(i, depth int) (int, audit.Code) {
+// array checks the array at b[i]; locate says that its elements are
+// Locate.Elements'.
+func (c *Checker) array(i, depth int, locate bool) (int, audit.Code) {
 	if depth > MaxDepth {
 		return c.fail(audit.NestingTooDeep, nil)
 	}
 	b := c.b
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
+	if uint(i) < uint(len(b)) && b[i] == ']' {
 		return i + 1, 0
 	}
 	for {
@@ -225,8 +247,11 @@ func (c *Checker) array(i, depth int) (int, audit.Code) {
 		if code != 0 {
 			return 0, code
 		}
+		if locate {
+			c.Elements = append(c.Elements, Span{ValueStart: int32(i), ValueEnd: int32(end)})
+		}
 		i = skipSpace(b, end)
-		if i >= len(b) {
+		if uint(i) >= uint(len(b)) {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		switch b[i] {
@@ -245,72 +270,92 @@ func (c *Checker) object(i, depth int, in at) (int, audit.Code) {
 	if depth > MaxDepth {
 		return c.fail(audit.NestingTooDeep, nil)
 	}
-	first := len(c.names)
-	arenaMark := len(c.arena)
 	large := c.large.n // where this object's names will be in c.large, if it is large
-	level := depth - 1
-	for len(c.maps) <= level {
-		c.maps = append(c.maps, nil)
-	}
-	end, code := c.members(i, depth, in, first, level)
-	// A large object's names are compared once it is read, or as far as it
-	// was read when a problem was found in it: a name repeated before that
-	// problem is the first one in reading order, as when every name is
-	// compared as it comes.
+	end, code := c.members(i, depth, in)
 	if c.large.n > large {
-		if code != audit.DuplicateKey && c.repeated(large) {
-			end, code = c.fail(audit.DuplicateKey, nil)
-		}
-		c.large.truncate(large)
-	}
-	c.names = c.names[:first]
-	c.quote = c.quote[:first]
-	c.arena = c.arena[:arenaMark]
-	if m := c.maps[level]; len(m) > 0 {
-		c.maps[level] = nil
+		end, code = c.largeEnd(large, end, code)
 	}
 	return end, code
 }
 
-// members checks the members of the object at b[i]; its names are kept
-// from c.names[first] on.
-func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Code) {
+// largeEnd ends an object whose names past its first smallObject are in
+// c.large from large on: they are compared once the object is read, or as
+// far as it was read when a problem was found in it (code), so that a name
+// repeated before that problem is the first one in reading order, as when
+// every name is compared as it comes.
+func (c *Checker) largeEnd(large, end int, code audit.Code) (int, audit.Code) {
+	if code != audit.DuplicateKey && c.repeated(large) {
+		end, code = c.fail(audit.DuplicateKey, nil)
+	}
+	c.large.truncate(large)
+	return end, code
+}
+
+// smallName locates one of an object's first smallObject names: the
+// offset of its opening quote, of its closing quote at 32, and whether it
+// has an escape at 63 (see nameIn).
+type smallName uint64
+
+func newSmallName(quote, end int, escaped bool) smallName {
+	n := smallName(quote) | smallName(end)<<32
+	if escaped {
+		n |= 1 << 63
+	}
+	return n
+}
+
+func (n smallName) quote() int    { return int(uint32(n)) }
+func (n smallName) escaped() bool { return n>>63 != 0 }
+func (n smallName) closing() int  { return int(uint32(n>>32) &^ (1 << 31)) }
+
+// nameIn is the unescaped text of the name n locates: a slice of c.b, or
+// of *scratch when it has an escape.
+func (c *Checker) nameIn(n smallName, scratch *[]byte) []byte {
+	if !n.escaped() {
+		return c.b[n.quote()+1 : n.closing()]
+	}
+	*scratch, _ = appendUnquoted((*scratch)[:0], c.b[n.quote():n.closing()+1])
+	return *scratch
+}
+
+// members checks the members of the object at b[i]. Its first
+// smallObject names are noted by where they are (names) and compared one
+// by one as they come, only when a name shares a bit (nameBit) with an
+// earlier one; the others are noted in c.large (see seen).
+func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 	b := c.b
+	var names [smallObject]smallName
 	idSeen := 0
 	var bloom uint64 // nameBit of each of the object's first smallObject names
 	count := 0       // names read in this object, but the one it may hold twice
 	members := 0     // members read in this object
 	refused := false // a member that Locate.Reads refuses was located
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	if uint(i) < uint(len(b)) && b[i] == '}' {
 		return i + 1, 0
 	}
 	for {
-		if i >= len(b) || b[i] != '"' {
+		if uint(i) >= uint(len(b)) || b[i] != '"' {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		end, escaped, ok := scanString(b, i)
-		if !ok {
+		// The plain names and string values, nearly all, are scanned here,
+		// without a call: a call costs every live value here a spill.
+		end, escaped, ok := plainWords(b, i+1), false, true
+		if uint(end) < uint(len(b)) && b[end] == '"' {
+			end++
+		} else if end, escaped, ok = stringFrom(b, end); !ok {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		// Most names have no escape: those are compared as they are. The
-		// first smallObject names of an object are kept (an escaped one
-		// unescaped in the arena) and compared one by one; the others are
-		// only noted by where they are (c.large).
+		// Most names have no escape: those are compared as they are; an
+		// escaped one is unescaped into c.key, which checking the value
+		// may reuse: what needs the name is decided before that.
 		name := b[i+1 : end-1]
 		if escaped {
 			var err error
-			if count < smallObject {
-				off := len(c.arena)
-				c.arena, err = appendUnquoted(c.arena, b[i:end])
-				name = c.arena[off:len(c.arena):len(c.arena)]
-			} else {
-				c.key, err = appendUnquoted(c.key[:0], b[i:end])
-				name = c.key
-			}
-			if err != nil {
+			if c.key, err = appendUnquoted(c.key[:0], b[i:end]); err != nil {
 				return c.fail(audit.MalformedJSON, err)
 			}
+			name = c.key
 		}
 		if in == atChild && c.twice(name) {
 			// The name the object may hold twice is counted, not kept.
@@ -318,84 +363,146 @@ func (c *Checker) members(i, depth int, in at, first, level int) (int, audit.Cod
 				return c.fail(audit.DuplicateKey, nil)
 			}
 		} else {
-			if count < smallObject {
-				// The small object's comparisons, here rather than in
-				// seen: this is the path of nearly every name. A name
-				// whose bit no earlier name has is compared with none.
-				if bit := nameBit(name); bloom&bit == 0 {
-					bloom |= bit
-				} else {
-					for _, n := range c.names[first:] {
-						if bytes.Equal(n, name) {
-							return c.fail(audit.DuplicateKey, nil)
-						}
-					}
+			if uint(count) < smallObject {
+				// A name whose bit no earlier name has is compared with none.
+				bit := nameBit(name)
+				if bloom&bit != 0 && c.among(names[:count], name) {
+					return c.fail(audit.DuplicateKey, nil)
 				}
-			} else if c.seen(first, level, count, name, i, escaped) {
+				bloom |= bit
+				names[count] = newSmallName(i, end-1, escaped)
+			} else if c.seen(names[:], depth-1, count, name, i, escaped) {
 				return c.fail(audit.DuplicateKey, nil)
-			}
-			if count < smallObject {
-				c.names = append(c.names, name)
-				q := int32(i)
-				if escaped {
-					q = ^q
-				}
-				c.quote = append(c.quote, q)
 			}
 			count++
 		}
-		// Whether the member is located is decided while name is valid:
-		// checking the value may reuse c.key.
 		locate := in != atOther && (members < locateAll || c.locates(name, &refused))
+		child := c.locatedChild(in, name)
 		members++
 		nameStart, nameEnd := i, end
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
+		// Compact JSON has no space around the colon: that is tested first.
+		if uint(end) < uint(len(b)) && b[end] == ':' {
+			i = end + 1
+		} else if i = skipSpace(b, end); uint(i) < uint(len(b)) && b[i] == ':' {
+			i++
+		} else {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
-		i = skipSpace(b, i+1)
+		i = skipSpace(b, i)
 		var code audit.Code
 		plain := false
-		if child := c.locatedChild(in, name); child != atOther && i < len(b) && b[i] == '{' {
-			end, code = c.object(i, depth+1, child)
-		} else if i < len(b) && b[i] == '"' {
+		if uint(i) >= uint(len(b)) {
+			return c.fail(audit.MalformedJSON, errSyntax)
+		}
+		switch b[i] {
+		case '"':
 			// A string, the commonest value, is scanned here: whether it
 			// has an escape goes into its span.
-			var valueEscaped, ok bool
-			if end, valueEscaped, ok = scanString(b, i); !ok {
-				return c.fail(audit.MalformedJSON, errSyntax)
+			plain = true
+			end = i + 1
+			if end <= len(b)-24 {
+				// The first three words here, unrolled: the call below
+				// costs more than a short string.
+				if s := specialBytes(binary.LittleEndian.Uint64(b[end:])); s != 0 {
+					end += bits.TrailingZeros64(s) / 8
+				} else if s := specialBytes(binary.LittleEndian.Uint64(b[end+8:])); s != 0 {
+					end += 8 + bits.TrailingZeros64(s)/8
+				} else if s := specialBytes(binary.LittleEndian.Uint64(b[end+16:])); s != 0 {
+					end += 16 + bits.TrailingZeros64(s)/8
+				} else {
+					end += 24
+				}
+			} else if len(b) >= 8 {
+				// Less than three words left (a record's last values):
+				// the whole words, then the record's last eight bytes,
+				// those before end shifted out; the zeros shifted in flag
+				// past the end.
+				s := uint64(0)
+				for ; end <= len(b)-8; end += 8 {
+					if s = specialBytes(binary.LittleEndian.Uint64(b[end:])); s != 0 {
+						break
+					}
+				}
+				if s == 0 && end < len(b) {
+					s = specialBytes(binary.LittleEndian.Uint64(b[len(b)-8:]) >> (8 * uint(end-(len(b)-8))))
+				}
+				if s != 0 {
+					end += bits.TrailingZeros64(s) / 8
+				}
 			}
-			plain = !valueEscaped
-		} else {
+			if uint(end) < uint(len(b)) && b[end] == '"' {
+				end++
+			} else {
+				var valueEscaped bool
+				if end, valueEscaped, ok = stringFrom(b, end); !ok {
+					return c.fail(audit.MalformedJSON, errSyntax)
+				}
+				plain = !valueEscaped
+			}
+		case '{':
+			// c.object, without a call of its own: most values that are
+			// objects are small ones of a record.
+			if depth >= MaxDepth {
+				return c.fail(audit.NestingTooDeep, nil)
+			}
+			large := c.large.n
+			if end, code = c.members(i, depth+1, child); c.large.n > large {
+				end, code = c.largeEnd(large, end, code)
+			}
+		case '[':
+			end, code = c.array(i, depth+1, in == atRoot && isName(name, c.Locate.Elements))
+		default:
 			end, code = c.value(i, depth)
 		}
 		if code != 0 {
 			return 0, code
 		}
 		if locate {
-			sp := Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped, plain}
-			switch in {
-			case atRoot:
-				c.Root = append(c.Root, sp)
-			case atChild:
-				c.Child = append(c.Child, sp)
-			default:
-				c.Grandchild = append(c.Grandchild, sp)
-			}
+			c.located(in, Span{int32(nameStart + 1), int32(nameEnd - 1), int32(i), int32(end), escaped, plain})
+		}
+		if uint(end) < uint(len(b)) && b[end] == ',' {
+			// Compact JSON: the next name follows at once.
+			i = skipSpace(b, end+1)
+			continue
 		}
 		i = skipSpace(b, end)
-		if i >= len(b) {
+		if uint(i) >= uint(len(b)) {
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
+			if count > smallObject && len(b) > maxLargeInput {
+				c.maps[depth-1] = nil
+			}
 			return i + 1, 0
 		default:
 			return c.fail(audit.MalformedJSON, errSyntax)
 		}
 	}
+}
+
+// located appends sp to the members located in the object in.
+func (c *Checker) located(in at, sp Span) {
+	spans := &c.Grandchild
+	switch in {
+	case atRoot:
+		spans = &c.Root
+	case atChild:
+		spans = &c.Child
+	}
+	*spans = append(*spans, sp)
+}
+
+// among reports whether name is one of the names earlier locates.
+func (c *Checker) among(earlier []smallName, name []byte) bool {
+	for _, n := range earlier {
+		if bytes.Equal(c.nameIn(n, &c.other), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // nameBit is one of 64 bits, chosen by name's length and its first and
@@ -427,9 +534,9 @@ func (c *Checker) locates(name []byte, refused *bool) bool {
 // is, in the object in.
 func (c *Checker) locatedChild(in at, name []byte) at {
 	switch {
-	case in == atRoot && c.Locate.Child != "" && string(name) == c.Locate.Child:
+	case in == atRoot && isName(name, c.Locate.Child):
 		return atChild
-	case in == atChild && c.Locate.Grandchild != "" && string(name) == c.Locate.Grandchild:
+	case in == atChild && isName(name, c.Locate.Grandchild):
 		return atGrandchild
 	}
 	return atOther
@@ -437,23 +544,36 @@ func (c *Checker) locatedChild(in at, name []byte) at {
 
 // twice reports whether name is the Child object's member that may come
 // twice.
-func (c *Checker) twice(name []byte) bool {
-	return c.Locate.TwiceInChild != "" && string(name) == c.Locate.TwiceInChild
+func (c *Checker) twice(name []byte) bool { return isName(name, c.Locate.TwiceInChild) }
+
+// isName reports whether name is s, one of Locate's names ("" is none),
+// a byte at a time: they are short, and a call of memequal would cost the
+// caller a spill of every live value.
+func isName(name []byte, s string) bool {
+	if len(name) != len(s) || len(s) == 0 {
+		return false
+	}
+	for i := range len(s) {
+		if name[i] != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // seen reports whether name, the object's count+1st (count >=
 // smallObject: members compares an object's first names one by one as
 // they come), at b[quote] (its opening quote), is already among the names
-// of the object whose first names start at c.names[first]. From its
-// smallObject+1st name on, an object's names are noted in c.large and
+// of the object whose first names are first, at nesting level level. From
+// its smallObject+1st name on, an object's names are noted in c.large and
 // compared once it is read (see object): seen reports false for them.
-func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped bool) bool {
+func (c *Checker) seen(first []smallName, level, count int, name []byte, quote int, escaped bool) bool {
 	if len(c.b) > maxLargeInput {
 		return c.seenInMap(first, level, count, name)
 	}
 	if count == smallObject {
-		for _, q := range c.quote[first:] {
-			c.large.push(largeEntry(int(max(q, ^q)), q < 0))
+		for _, n := range first {
+			c.large.push(largeEntry(n.quote(), n.escaped()))
 		}
 	}
 	c.large.push(largeEntry(quote, escaped))
@@ -461,14 +581,17 @@ func (c *Checker) seen(first, level, count int, name []byte, quote int, escaped 
 }
 
 // seenInMap is seen for an input longer than c.large's offsets reach: the
-// names go to a map.
-func (c *Checker) seenInMap(first, level, count int, name []byte) bool {
+// names go to a map, dropped when the object ends (see members).
+func (c *Checker) seenInMap(first []smallName, level, count int, name []byte) bool {
+	for len(c.maps) <= level {
+		c.maps = append(c.maps, nil)
+	}
 	m := c.maps[level]
 	if count == smallObject {
 		m = make(map[string]struct{}, 2*smallObject)
 		c.maps[level] = m
-		for _, n := range c.names[first:] {
-			m[string(n)] = struct{}{}
+		for _, n := range first {
+			m[string(c.nameIn(n, &c.other))] = struct{}{}
 		}
 	}
 	if _, ok := m[string(name)]; ok {
@@ -682,49 +805,32 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plainRun returns the index of the first byte at or after i that is a
-// quote, a backslash or a control character (or len(b)): eight bytes at a
-// time, since string contents are most of an export's bytes.
-func plainRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i : i+8])
-		q := w ^ ('"' * ones)
-		bs := w ^ ('\\' * ones)
-		// A byte is flagged when it is zero after the XOR (a quote or a
-		// backslash) or below 0x20; bytes ≥ 0x80 never flag. The XORs keep
-		// each byte's high bit, so one &^ w stands for &^ q and &^ bs.
-		special := ((q - ones) | (bs - ones) | (w - 0x20*ones)) &^ w
-		if special &= highs; special != 0 {
-			// The lowest flagged byte is a real one: a false flag only
-			// comes from a borrow, which runs upwards from a real one.
-			return i + bits.TrailingZeros64(special)/8
-		}
-	}
-	for i < len(b) {
-		ch := b[i]
-		if ch == '"' || ch == '\\' || ch < 0x20 {
-			return i
-		}
-		i++
-	}
-	return i
-}
-
 // skipSpace returns the index of the first byte at or after b[i] that is
 // not JSON white space. A record printed compactly has none between its
-// tokens: that byte is tested first, with one comparison.
+// tokens, and ends with its last: those are tested here, and only a space
+// costs a call.
 func skipSpace(b []byte, i int) int {
-	if i < len(b) && b[i] > ' ' {
+	if uint(i) >= uint(len(b)) || b[i] > ' ' {
 		return i
 	}
 	return skipSpaces(b, i)
 }
 
+// skipSpaces is skipSpace past the first byte's test. It is out of line:
+// compact JSON, the common case, has no space to skip, and this loop in
+// every caller made them larger.
+//
+//go:noinline
 func skipSpaces(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t', '\r':
 			i++
+		case '\n':
+			// An indented document's next line: its indentation is a run
+			// of spaces, eight at a time.
+			for i++; i <= len(b)-8 && binary.LittleEndian.Uint64(b[i:]) == ' '*ones; i += 8 {
+			}
 		default:
 			return i
 		}
@@ -736,87 +842,152 @@ func skipSpaces(b []byte, i int) int {
 // and whether the string holds an escape. It rejects raw control
 // characters and malformed escapes (ok false).
 func scanString(b []byte, i int) (end int, escaped, ok bool) {
-	i++
-	for i < len(b) {
-		i = plainRun(b, i)
-		if i >= len(b) {
-			break
-		}
-		ch := b[i]
-		switch {
-		case ch == '"':
-			return i + 1, escaped, true
-		case ch == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return 0, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return 0, false, false
-				}
-				if !isHex4(b[i+2 : i+6]) {
-					return 0, false, false
-				}
-				r := hex4(b[i+2:])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					// Only a high surrogate followed by a low one is a character.
-					if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
-						return 0, false, false
-					}
-					if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
-						return 0, false, false
-					}
-					i += 6
-				}
-			default:
-				return 0, false, false
-			}
-		case ch < 0x20:
-			return 0, false, false
-		default:
-			i++
+	return stringFrom(b, i+1)
+}
+
+// plainWords returns the index of the first byte at or after i that is a
+// quote, a backslash or a control character, or len(b): eight bytes at a
+// time, then the last few one by one. It is small enough to be inlined:
+// the checker scans the plain strings, nearly all, without a call.
+func plainWords(b []byte, i int) int {
+	if i >= 0 && i <= len(b)-8 {
+		if s := specialBytes(binary.LittleEndian.Uint64(b[i:])); s != 0 {
+			return i + bits.TrailingZeros64(s)/8
 		}
 	}
-	return 0, false, false
+	return i
 }
+
+// specialBytes flags, in the word w, each byte that is a quote, a
+// backslash or below 0x20 (its high bit), or above one of those (a false
+// flag only comes from a borrow, which runs upwards from a real one: the
+// lowest flagged byte is a real one). A byte is flagged when it is zero
+// after the XOR (a quote or a backslash) or below 0x20; bytes >= 0x80
+// never flag. The XORs keep each byte's high bit, so one &^ w stands for
+// &^ q and &^ bs.
+func specialBytes(w uint64) uint64 {
+	q, bs := w^('"'*ones), w^('\\'*ones)
+	return ((q - ones) | (bs - ones) | (w - 0x20*ones)) &^ w & highs
+}
+
+// stringFrom is scanString for the string whose contents continue at b[i]
+// (past its opening quote, and past any escape). String contents are
+// most of an export's bytes: the runs of plain bytes and two-byte escapes
+// are stepped over by plainRun, sixteen bytes a step where there is
+// vector code.
+func stringFrom(b []byte, i int) (end int, escaped, ok bool) {
+	if i < 0 || i > len(b) {
+		return 0, false, false
+	}
+	for {
+		n, esc := plainRun(b[i:])
+		i += n
+		escaped = escaped || esc
+		if uint(i) >= uint(len(b)) {
+			return 0, false, false
+		}
+		switch ch := b[i]; {
+		case ch == '"':
+			return i + 1, escaped, true
+		case ch < 0x20:
+			return 0, false, false
+		}
+		// A backslash, of an escape plainRun does not step over.
+		escaped = true
+		if i+6 > len(b) || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
+			return 0, false, false
+		}
+		r := hex4(b[i+2:])
+		i += 6
+		if utf16.IsSurrogate(r) {
+			// Only a high surrogate followed by a low one is a character.
+			if r >= 0xDC00 || i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || !isHex4(b[i+2:i+6]) {
+				return 0, false, false
+			}
+			if r2 := hex4(b[i+2:]); r2 < 0xDC00 || r2 > 0xDFFF {
+				return 0, false, false
+			}
+			i += 6
+		}
+	}
+}
+
+// plainWords8 is plainRun eight bytes at a time (SWAR, see specialBytes),
+// where there is no vector code.
+func plainWords8(b []byte) (n int, escaped bool) {
+	quotes, backslashes, lows, one, high := swar.quotes, swar.backslashes, swar.lows, swar.ones, swar.highs
+	i := 0
+	for {
+		for n := len(b) - 8; i <= n; i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, bs := w^quotes, w^backslashes
+			if special := ((q - one) | (bs - one) | (w - lows)) &^ w & high; special != 0 {
+				i += bits.TrailingZeros64(special) / 8
+				break
+			}
+		}
+		for i < len(b) && !stringSpecial[b[i]] {
+			i++
+		}
+		if i+1 >= len(b) || b[i] != '\\' || !shortEscape[b[i+1]] {
+			return min(i, len(b)), escaped
+		}
+		escaped = true
+		i += 2
+	}
+}
+
+// shortEscape marks the bytes that follow a backslash in a two-byte
+// escape.
+var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// swar holds scanString's masks as variables, not constants.
+var swar = struct{ quotes, backslashes, lows, ones, highs uint64 }{
+	'"' * ones, '\\' * ones, 0x20 * ones, ones, highs,
+}
+
+// stringSpecial marks the bytes that end a run of a string's plain bytes:
+// the quote, the backslash and the control characters.
+var stringSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 func scanNumber(b []byte, i int) (int, bool) {
 	start := i
-	if i < len(b) && b[i] == '-' {
+	if uint(i) < uint(len(b)) && b[i] == '-' {
 		i++
 	}
 	switch {
-	case i < len(b) && b[i] == '0':
+	case uint(i) < uint(len(b)) && b[i] == '0':
 		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && isDigit(b[i]) {
+	case uint(i) < uint(len(b)) && b[i] >= '1' && b[i] <= '9':
+		for uint(i) < uint(len(b)) && isDigit(b[i]) {
 			i++
 		}
 	default:
 		return 0, false
 	}
-	if i < len(b) && b[i] == '.' {
+	if uint(i) < uint(len(b)) && b[i] == '.' {
 		i++
 		d := i
-		for i < len(b) && isDigit(b[i]) {
+		for uint(i) < uint(len(b)) && isDigit(b[i]) {
 			i++
 		}
 		if i == d {
 			return 0, false
 		}
 	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+	if uint(i) < uint(len(b)) && (b[i] == 'e' || b[i] == 'E') {
 		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		if uint(i) < uint(len(b)) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
 		d := i
-		for i < len(b) && isDigit(b[i]) {
+		for uint(i) < uint(len(b)) && isDigit(b[i]) {
 			i++
 		}
 		if i == d {

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -344,30 +345,62 @@ func TestCheckerCause(t *testing.T) {
 	}
 }
 
-// TestPlainRun checks the word-at-a-time scan against a byte-at-a-time one:
-// every byte value, then one near a threshold (control characters, the
-// quote, the backslash, 0x7f–0x81, 0xff), at every pair of places in a
-// word and across into the next, on fillers next to the thresholds, from a
-// start at and inside the word.
-func TestPlainRun(t *testing.T) {
-	slow := func(b []byte, i int) int {
-		for ; i < len(b); i++ {
-			if ch := b[i]; ch == '"' || ch == '\\' || ch < 0x20 {
-				return i
+// TestScanString checks the word-at-a-time string scan against a
+// byte-at-a-time one: every byte value, then one near a threshold (control
+// characters, the quote, the backslash, 0x7f–0x81, 0xff), at every pair of
+// places in a word and across into the next, on fillers next to the
+// thresholds, from a start at and inside the word, and with the string
+// closed after them or not.
+func TestScanString(t *testing.T) {
+	// slow is scanString a byte at a time; escapes are checked as
+	// encoding/json reads them, lone surrogates refused.
+	slow := func(b []byte, i int) (int, bool, bool) {
+		escaped := false
+		for i++; i < len(b); i++ {
+			switch ch := b[i]; {
+			case ch == '"':
+				return i + 1, escaped, true
+			case ch < 0x20:
+				return 0, false, false
+			case ch == '\\':
+				escaped = true
+				n := 2
+				if i+1 < len(b) && b[i+1] == 'u' {
+					n = 6
+				}
+				if i+n > len(b) || !json.Valid(append(append([]byte{'"'}, b[i:i+n]...), '"')) {
+					return 0, false, false
+				}
+				r := rune(-1)
+				if n == 6 {
+					r = hex4(b[i+2:])
+				}
+				if r >= 0xD800 && r <= 0xDFFF {
+					if r >= 0xDC00 || i+12 > len(b) || b[i+6] != '\\' || b[i+7] != 'u' ||
+						!json.Valid(append(append([]byte{'"'}, b[i+6:i+12]...), '"')) {
+						return 0, false, false
+					}
+					if r2 := hex4(b[i+8:]); r2 < 0xDC00 || r2 > 0xDFFF {
+						return 0, false, false
+					}
+					n = 12
+				}
+				i += n - 1
 			}
 		}
-		return i
+		return 0, false, false
 	}
 	var near []byte
 	for v := range 256 {
-		if v <= 0x23 || (v >= 0x5b && v <= 0x5d) || (v >= 0x7f && v <= 0x81) || v == 0xff {
+		if v <= 0x23 || (v >= 0x5b && v <= 0x5d) || (v >= 0x7f && v <= 0x81) || v == 0xff ||
+			v == 'u' || v == 'n' || v == '0' || v == 'x' {
 			near = append(near, byte(v))
 		}
 	}
-	b := make([]byte, 19)
+	b := make([]byte, 20)
 	for _, filler := range []byte{'a', ' ', '!', '#', '[', ']', 0x7f, 0x80, 0xff} {
-		for p1 := range 10 {
-			for p2 := p1 + 1; p2 < 11; p2++ {
+		for p1 := 1; p1 < 11; p1++ {
+			for p2 := p1 + 1; p2 < 12; p2++ {
 				for v1 := range 256 {
 					for _, v2 := range near {
 						for k := range b {
@@ -375,10 +408,135 @@ func TestPlainRun(t *testing.T) {
 						}
 						b[p1], b[p2] = byte(v1), byte(v2)
 						for _, start := range []int{0, 3} {
-							if got, want := plainRun(b, start), slow(b, start); got != want {
-								t.Fatalf("plainRun(% x, %d) = %d, want %d", b, start, got, want)
+							if start >= p1 {
+								continue
+							}
+							b[start] = '"'
+							for _, closed := range []bool{false, true} {
+								in := b[:len(b)-1]
+								if closed {
+									b[len(b)-1] = '"'
+									in = b
+								}
+								e1, x1, ok1 := scanString(in, start)
+								e2, x2, ok2 := slow(in, start)
+								if e1 != e2 || x1 != x2 || ok1 != ok2 {
+									t.Fatalf("scanString(%q, %d) = %d, %v, %v; want %d, %v, %v", in, start, e1, x1, ok1, e2, x2, ok2)
+								}
 							}
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPlainRun checks the scan of a string's plain bytes and two-byte
+// escapes (plainRun, vector code where there is some) against the
+// word-at-a-time one every architecture has (plainWords8) and a byte
+// loop: every byte value at every place of every length up to 48 (past
+// two vector steps and the overlapping last one), each followed by every
+// byte that may follow a backslash and a few that may not, on fillers
+// next to the thresholds, a second special byte after the first, and
+// slices that start at three places in their array.
+func TestPlainRun(t *testing.T) {
+	slow := func(b []byte) (int, bool) {
+		escaped := false
+		for i := 0; i < len(b); i++ {
+			switch ch := b[i]; {
+			case ch == '"' || ch < 0x20:
+				return i, escaped
+			case ch == '\\':
+				if i+1 >= len(b) || !strings.ContainsRune(`"\\/bfnrt`, rune(b[i+1])) {
+					return i, escaped
+				}
+				escaped = true
+				i++
+			}
+		}
+		return len(b), escaped
+	}
+	buf := make([]byte, 64)
+	for _, filler := range []byte{'!', ']', 0x80} {
+		for n := range 49 {
+			for off := range 3 {
+				b := buf[off : off+n]
+				for k := range b {
+					b[k] = filler
+				}
+				check := func() {
+					t.Helper()
+					want, wantEsc := slow(b)
+					if got, esc := plainRun(b); got != want || esc != wantEsc {
+						t.Fatalf("plainRun(% x) = %d, %v; want %d, %v", b, got, esc, want, wantEsc)
+					}
+					if got, esc := plainWords8(b); got != want || esc != wantEsc {
+						t.Fatalf("plainWords8(% x) = %d, %v; want %d, %v", b, got, esc, want, wantEsc)
+					}
+				}
+				check()
+				for p := range n {
+					for v := range 256 {
+						b[p] = byte(v)
+						check()
+						if p+3 < n {
+							b[p+3] = '"'
+							check()
+							b[p+3] = filler
+						}
+						if v == '\\' && p+1 < n {
+							for _, next := range []byte("\"\\/bfnrtu0x\x01") {
+								b[p+1] = next
+								check()
+								if p+2 < n {
+									b[p+2] = '\\'
+									check()
+									b[p+2] = filler
+								}
+							}
+							b[p+1] = filler
+						}
+					}
+					b[p] = filler
+				}
+			}
+		}
+	}
+}
+
+// TestCheckerStringValues checks the string values the checker scans in
+// place, by words (the first three, or those left before the record's
+// end, and its last bytes shifted), against encoding/json: a string of
+// every length to 40 with a quote, a backslash escape, a control
+// character or a bad escape at every place, the record ending right after
+// it or later, and whether the located span says it has no escape.
+func TestCheckerStringValues(t *testing.T) {
+	c := Checker{}
+	for n := range 41 {
+		for p := -1; p < n; p++ {
+			for _, v := range []string{`"`, `\n`, "\x01", `\x`, `\u00e9`, `é`} {
+				text := []byte(strings.Repeat("a", n))
+				if p >= 0 {
+					text = append(text[:p], append([]byte(v), text[p:]...)...)
+				}
+				for _, tail := range []string{`}`, `,"z":1}`, `,"z":"0123456789abcdef0123"}`, ` } `} {
+					in := `{"k":"` + string(text) + `"` + tail
+					code := c.Check([]byte(in))
+					valid := json.Valid([]byte(in))
+					if (code == 0) != valid {
+						t.Fatalf("Check(%q) = %s, but encoding/json says valid %v", in, codeName(code), valid)
+					}
+					if code != 0 {
+						continue
+					}
+					sp := c.Root[0]
+					value := string(sp.Value([]byte(in)))
+					if want := `"` + string(text) + `"`; value != want {
+						t.Fatalf("Check(%q): value %q, want %q", in, value, want)
+					}
+					if plain := !strings.Contains(string(text), `\`); sp.PlainString != plain {
+						t.Fatalf("Check(%q): PlainString %v, want %v", in, sp.PlainString, plain)
 					}
 				}
 			}

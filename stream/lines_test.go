@@ -510,3 +510,47 @@ func TestGuardByteAtEveryOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestTextOnly checks the one-pass test of a chunk (textOnly, vector code
+// where there is some) and the word-at-a-time one every architecture has
+// against a byte loop: a NUL, a control character, DEL and bytes at and
+// above 0x80 at every place of every length up to 160 (past the wide and
+// the narrow steps and the bytes after them), from three places in an
+// array.
+func TestTextOnly(t *testing.T) {
+	slow := func(b []byte) bool {
+		for _, c := range b {
+			if c == 0 || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	buf := make([]byte, 164)
+	for n := range 161 {
+		for off := range 3 {
+			b := buf[off : off+n]
+			for k := range b {
+				b[k] = 'a'
+			}
+			check := func() {
+				t.Helper()
+				want := slow(b)
+				if got := textOnly(b); got != want {
+					t.Fatalf("textOnly(% x) = %v, want %v", b, got, want)
+				}
+				if got := textWords(b); got != want {
+					t.Fatalf("textWords(% x) = %v, want %v", b, got, want)
+				}
+			}
+			check()
+			for p := range n {
+				for _, v := range []byte{0, 1, 0x7f, 0x80, 0xc3, 0xff} {
+					b[p] = v
+					check()
+				}
+				b[p] = 'a'
+			}
+		}
+	}
+}

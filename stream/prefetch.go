@@ -56,7 +56,6 @@ type Prefetch struct {
 	bytes  int64
 	sum    []byte
 	err    error
-	check  Verdict
 }
 
 // Verdict is a Checker's finding on one record: Code 0 for a valid one,
@@ -90,10 +89,9 @@ const (
 type lineRef struct {
 	start, end int32 // the record is buf[start:end]
 	// With a checker: the record's located members are spans[root:child],
-	// spans[child:grandchild] and spans[grandchild:spansEnd], where root is the
-	// previous line's spansEnd.
-	child, grandchild, spansEnd int32
-	bytes                       int64 // input bytes consumed with the record
+	// spans[child:grandchild] and spans[grandchild:spansEnd].
+	root, child, grandchild, spansEnd int32
+	bytes                             int64 // input bytes consumed with the record
 }
 
 // position is where the input stood when a batch's error was returned.
@@ -242,6 +240,7 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			return
 		}
 		Mark("check+")
+		spans := b.spans // kept here, and in the batch once it is checked
 		for k := range b.lines {
 			ref := &b.lines[k]
 			if code := c.Check(b.buf[ref.start:ref.end]); code != 0 {
@@ -250,13 +249,22 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 				b.lines = b.lines[:k+1]
 				break
 			}
-			b.spans = append(b.spans, c.Root...)
-			ref.child = int32(len(b.spans))
-			b.spans = append(b.spans, c.Child...)
-			ref.grandchild = int32(len(b.spans))
-			b.spans = append(b.spans, c.Grandchild...)
-			ref.spansEnd = int32(len(b.spans))
+			// The record's, then the child's and the grandchild's spans,
+			// each copied only when there is one (most records have no
+			// grandchild, many no child).
+			ref.root = int32(len(spans))
+			spans = append(spans, c.Root...)
+			ref.child = int32(len(spans))
+			if len(c.Child) > 0 {
+				spans = append(spans, c.Child...)
+			}
+			ref.grandchild = int32(len(spans))
+			if len(c.Grandchild) > 0 {
+				spans = append(spans, c.Grandchild...)
+			}
+			ref.spansEnd = int32(len(spans))
 		}
+		b.spans = spans
 		last := b.err != nil // read before the batch is handed on
 		Mark("check-")
 		select {
@@ -286,7 +294,6 @@ func (p *Prefetch) Next() ([]byte, error) {
 					p.sum = p.cur.digest
 				}
 				p.record, p.bytes = p.cur.final.record, p.cur.final.bytes
-				p.check = Verdict{}
 				return nil, p.err
 			}
 			Mark("use-")
@@ -296,30 +303,37 @@ func (p *Prefetch) Next() ([]byte, error) {
 		Mark("use+")
 	}
 	b := p.cur
-	ref := b.lines[p.pos]
+	ref := &b.lines[p.pos]
 	p.pos++
 	p.record, p.bytes = b.first+p.pos-1, ref.bytes
-	switch {
-	case p.pos == len(b.lines) && b.code != 0:
-		p.check = Verdict{Code: b.code, Cause: b.cause}
-	case b.spans != nil:
-		root := int32(0)
-		if p.pos > 1 {
-			root = b.lines[p.pos-2].spansEnd
-		}
-		p.check = Verdict{Located: Located{
-			Root:       b.spans[root:ref.child:ref.child],
-			Child:      b.spans[ref.child:ref.grandchild:ref.grandchild],
-			Grandchild: b.spans[ref.grandchild:ref.spansEnd:ref.spansEnd],
-		}}
-	}
 	return b.buf[ref.start:ref.end], nil
 }
 
 // Checked is the checker's verdict on the record Next returned last; with
-// no checker, an empty Verdict. Its spans are offsets in that record, and
-// valid until the next call of Next.
-func (p *Prefetch) Checked() Verdict { return p.check }
+// no checker, or after an error, an empty Verdict. Its spans are offsets in
+// that record, and valid until the next call of Next. It is taken from
+// the batch here, not kept by Next: a Verdict is large to copy.
+func (p *Prefetch) Checked() Verdict {
+	b := p.cur
+	if p.err != nil || b == nil || p.pos == 0 {
+		return Verdict{}
+	}
+	k := p.pos - 1
+	if k == len(b.lines)-1 && b.code != 0 {
+		return Verdict{Code: b.code, Cause: b.cause}
+	}
+	if b.spans == nil {
+		return Verdict{}
+	}
+	ref := &b.lines[k]
+	spans := b.spans[ref.root:ref.spansEnd:ref.spansEnd]
+	child, grandchild := ref.child-ref.root, ref.grandchild-ref.root
+	return Verdict{Located: Located{
+		Root:       spans[:child:child],
+		Child:      spans[child:grandchild:grandchild],
+		Grandchild: spans[grandchild:],
+	}}
+}
 
 // Record is the 1-based number of the last record returned.
 func (p *Prefetch) Record() int { return p.record }
