@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gowebpki/jcs"
 
@@ -17,11 +18,16 @@ import (
 //go:embed builtin/*.json
 var builtinFiles embed.FS
 
-// builtins are the built-in catalogs: cairn-memory/1 (SPEC §6.5) first,
-// then SPEC §16.7's in its order.
-var builtins = func() []*audit.Catalog {
+// builtinNames name the built-in catalogs: cairn-memory/1 (SPEC §6.5)
+// first, then SPEC §16.7's in its order, each read from NAME-N.json. The
+// CLI's grammar needs only the names, so the files are parsed the first
+// time a catalog is asked for, not in every run.
+var builtinNames = []string{audit.CairnMemory.Name(), "mcp-server-memory/1", "ai-devkit-memory/1"}
+
+var builtins = sync.OnceValue(func() []*audit.Catalog {
 	out := []*audit.Catalog{audit.CairnMemory}
-	for _, f := range []string{"mcp-server-memory-1.json", "ai-devkit-memory-1.json"} {
+	for _, name := range builtinNames[1:] {
+		f := strings.Replace(name, "/", "-", 1) + ".json"
 		b, err := builtinFiles.ReadFile("builtin/" + f)
 		if err != nil {
 			panic("catalog: built-in " + f + " is missing")
@@ -30,20 +36,23 @@ var builtins = func() []*audit.Catalog {
 		if len(probs) > 0 {
 			panic("catalog: built-in " + f + " is invalid at " + probs[0].Where)
 		}
+		if c.Name() != name {
+			panic("catalog: built-in " + f + " is not named " + name)
+		}
 		out = append(out, c)
 	}
 	return out
-}()
+})
 
 // Builtins are the built-in catalogs, cairn-memory/1 (the default) first.
-func Builtins() []*audit.Catalog { return append([]*audit.Catalog(nil), builtins...) }
+func Builtins() []*audit.Catalog { return append([]*audit.Catalog(nil), builtins()...) }
 
 // Builtin finds a built-in catalog by NAME/N exactly, or by its bare NAME
 // the newest version of it (SPEC §16.1).
 func Builtin(name string) (*audit.Catalog, bool) {
 	var best *audit.Catalog
 	bestVersion := -1
-	for _, c := range builtins {
+	for _, c := range builtins() {
 		base, version, _ := strings.Cut(c.Name(), "/")
 		if c.Name() == name {
 			return c, true
@@ -59,12 +68,12 @@ func Builtin(name string) (*audit.Catalog, bool) {
 // then each NAME/N.
 func BuiltinNames() []string {
 	var bare, versioned []string
-	for _, c := range builtins {
-		base, _, _ := strings.Cut(c.Name(), "/")
+	for _, name := range builtinNames {
+		base, _, _ := strings.Cut(name, "/")
 		if len(bare) == 0 || bare[len(bare)-1] != base {
 			bare = append(bare, base)
 		}
-		versioned = append(versioned, c.Name())
+		versioned = append(versioned, name)
 	}
 	return append(bare, versioned...)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -308,6 +309,46 @@ func TestReadFile(t *testing.T) {
 	for _, path := range []string{filepath.Join(dir, "missing.json"), big, link, dir, ""} {
 		if c, probs := ReadFile(path); c != nil || !slices.Equal(probs, []Problem{{audit.CatalogUnreadable, "catalog"}}) {
 			t.Errorf("ReadFile(%s) = %v, %v; want catalog_unreadable", filepath.Base(path), c, probs)
+		}
+	}
+}
+
+// TestPatternsAreSPECs holds the hand-written tests of names to SPEC
+// §16.2's regular expressions, on every short string over the bytes that
+// matter and on strings at and past each length bound.
+func TestPatternsAreSPECs(t *testing.T) {
+	for _, tc := range []struct {
+		expr  string
+		match func(string) bool
+	}{
+		{`^[a-z0-9][a-z0-9._-]{0,63}/[0-9]{1,4}$`, IsCatalogName},
+		{`^[A-Za-z0-9_-]{1,64}$`, IsServerName},
+		{`^[A-Za-z0-9_.-]{1,128}$`, IsToolName},
+		{`^[A-Za-z0-9_.-]{1,64}$`, IsArgumentName},
+	} {
+		re := regexp.MustCompile(tc.expr)
+		check := func(s string) {
+			if got, want := tc.match(s), re.MatchString(s); got != want {
+				t.Errorf("%s: %q: got %v, want %v", tc.expr, s, got, want)
+			}
+		}
+		alphabet := []byte("aZ09._-/ \n\x00é")
+		var gen func(prefix []byte, n int)
+		gen = func(prefix []byte, n int) {
+			check(string(prefix))
+			if n == 0 {
+				return
+			}
+			for _, c := range alphabet {
+				gen(append(prefix, c), n-1)
+			}
+		}
+		gen(nil, 4)
+		for _, n := range []int{63, 64, 65, 127, 128, 129} {
+			for _, s := range []string{strings.Repeat("a", n), strings.Repeat("a", n) + "/1", "a/" + strings.Repeat("1", n%6), strings.Repeat("A", n)} {
+				check(s)
+				check(s + "\n")
+			}
 		}
 	}
 }
