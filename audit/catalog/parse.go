@@ -43,9 +43,9 @@ type Problem struct {
 }
 
 // Patterns of SPEC §16.2. They are tested by hand, not by package regexp:
-// compiling the counted repetitions cost every run of cairn 6 M
-// instructions at start, twice what the rest of a start costs
-// (TestPatternsAreSPECs holds them to the SPEC's expressions).
+// compiling their counted repetitions cost every run of cairn about 2 M
+// instructions at start, a fifth of a start (TestPatternsAreSPECs holds
+// them to the SPEC's expressions).
 var (
 	serverPattern   = pattern{1, 64, "_-"}
 	toolPattern     = pattern{1, 128, "_.-"}
