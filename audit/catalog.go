@@ -254,6 +254,8 @@ var (
 	SpellGemini = Spelling{"mcp_", "_"}
 	// SpellJoined is S_T (OpenCode, pi-mcp-adapter's direct tools).
 	SpellJoined = Spelling{"", "_"}
+	// SpellCline is S__T (Cline CLI).
+	SpellCline = Spelling{"", "__"}
 )
 
 // Resolve finds the tool that name, as spelling sp writes it, names: the

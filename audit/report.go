@@ -120,6 +120,7 @@ const (
 	FormatPi         = "pi-jsonl"
 	FormatOpenCode   = "opencode-jsonl"
 	FormatOpenCodeEx = "opencode-export"
+	FormatCline      = "cline-jsonl"
 	FormatTrajectory = "trajectory"
 )
 

@@ -346,7 +346,7 @@ func TestGitHubAction(t *testing.T) {
 			exit: 0, status: "pass", direct: []string{"pass-cnry.jsonl"}, noSARIF: true},
 		{name: "an unknown format", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: map[string]string{"format": "cnry-format", "paths": "pass-cnry.jsonl", "cairn": "cairn"},
 			exit: 2, status: "error", noSARIF: true,
-			stderr: "cairn: usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, trajectory\nRun 'cairn eval batch --help' for usage.\n"},
+			stderr: "cairn: usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, cline-jsonl, trajectory\nRun 'cairn eval batch --help' for usage.\n"},
 		{name: "a pattern that matches nothing", inputs: codex("pass-cnry.jsonl\nruns/*.cnry"),
 			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths matches no file", noSARIF: true},
 		{name: "capture-authorized not a boolean", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl", "capture-authorized", "cnry"),
