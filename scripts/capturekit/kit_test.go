@@ -1,0 +1,117 @@
+//go:build unix
+
+package capturekit
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type testRow struct {
+	Scenario `yaml:",inline"`
+	Flag     bool `yaml:"flag"`
+}
+
+const table = `
+- name: real-memory
+  about: a real server from npm
+  server:
+    name: memory
+    npm: ["@modelcontextprotocol/server-memory@2026.8.31"]
+    bin: mcp-server-memory
+    env: {MEMORY_FILE_PATH: "{work}/.memory.jsonl"}
+    hang: search_nodes
+  flag: true
+  main:
+    - Just text.
+    - - {call: mcp__memory__search_nodes, id: c1, args: {query: ledger}}
+    - {status: 500, error: api_error, message: down}
+  exit: 1
+  want: [inconclusive turn_failed, pass, pass, fail direct_mutation_unauthorized]
+  versions:
+    "1.0.0": {exit: 130, want: {invalid: malformed_json, record: 1}}
+- name: scripted
+  server: {flags: [-search-error], entry: {trust: true, excludeTools: [memory_store]}}
+  want: [pass, pass, inconclusive search_result_error, pass]
+`
+
+// TestLoad reads a table: the kit's members and the CLI's, steps and
+// parts, verdicts, per-version overrides, the entry's member order.
+func TestLoad(t *testing.T) {
+	ss, err := Load[testRow](([]byte)(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	if !s.Flag || s.Server.ConfiguredName() != "memory" || len(s.Main) != 3 || s.Main[1].Parts[0].Name != "mcp__memory__search_nodes" || string(s.Main[1].Parts[0].Args) != `{"query":"ledger"}` || s.Main[2].Status != 500 {
+		t.Errorf("read %+v", s)
+	}
+	if v, _ := json.Marshal(s.Want.Verdict()); string(v) != `{"status":"fail","exit_code":1,"checks":{"evidence_complete":{"state":"inconclusive","codes":["turn_failed"]},"memory_first":{"state":"pass","codes":[]},"retrieval_result":{"state":"pass","codes":[]},"direct_write_boundary":{"state":"fail","codes":["direct_mutation_unauthorized"]}}}` {
+		t.Errorf("verdict %s", v)
+	}
+	v, err := ForVersion[testRow](s, "1.0.0")
+	if err != nil || v.Exit != 130 || v.Want.Verdict().Status != "invalid" || v.About != s.About || !v.Flag {
+		t.Errorf("version 1.0.0: %+v, %v", v, err)
+	}
+	if got := s.Overrides("want"); len(got) != 1 || got[0] != "1.0.0" {
+		t.Errorf("overrides %v", got)
+	}
+	if e, _ := json.Marshal(ss[1].Server.Entry); string(e) != `{"trust":true,"excludeTools":["memory_store"]}` {
+		t.Errorf("entry %s", e)
+	}
+	if ss[1].Server.ConfiguredName() != "cairn-memory" {
+		t.Errorf("default name %s", ss[1].Server.ConfiguredName())
+	}
+}
+
+// TestLoadRefuses: a member no testRow has, a verdict that is not four checks,
+// a part of no known kind, a step member none has.
+func TestLoadRefuses(t *testing.T) {
+	for _, src := range []string{
+		"- {name: a, flags: true}\n",
+		"- {name: a, want: [pass, pass, pass]}\n",
+		"- {name: a, want: [pass, fail, pass, pass]}\n",
+		"- {name: a, main: [[{tool: x}]]}\n",
+		"- {name: a, main: [{parts: [x], stauts: 500}]}\n",
+		"- {name: a}\n- {name: a}\n",
+	} {
+		if _, err := Load[testRow]([]byte(src)); err == nil {
+			t.Errorf("%q: no error", src)
+		}
+	}
+}
+
+// TestServerCommand: how a CLI starts a scenario's server, with the kit's
+// paths or their placeholders.
+func TestServerCommand(t *testing.T) {
+	ss, err := Load[testRow]([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{WorkDir: "/tmp/w", Scratch: "/tmp/s", Self: "/bin/capture", MCPServer: "/bin/mcpserver"}
+	cmd, args, env := r.ServerCommand(&ss[0].Server, false)
+	if got := cmd + " " + strings.Join(args, " "); got != "/bin/capture mcp-hang -marker /tmp/s/mcp-hang.marker -tool search_nodes -- /tmp/cairn-mcp-npm/modelcontextprotocol+server-memory2026.8.31/node_modules/.bin/mcp-server-memory" {
+		t.Errorf("npm server: %s", got)
+	}
+	if env["MEMORY_FILE_PATH"] != "/tmp/w/.memory.jsonl" {
+		t.Errorf("env %v", env)
+	}
+	cmd, args, _ = r.ServerCommand(&ss[1].Server, true)
+	if got := cmd + " " + strings.Join(args, " "); got != "MCPSERVER -name cairn-memory -search-error" {
+		t.Errorf("scripted server: %s", got)
+	}
+}
+
+// TestShape: member names and types in order, never values; an array's
+// distinct element shapes, or its runs in the codex style.
+func TestShape(t *testing.T) {
+	line := []byte(`{"type":"x","n":1.5,"a":[{"k":"v"},{"k":"w"},2],"m":{"id1":true}}`)
+	if got := string(Shape(append(line, '\n'), func([]byte) (string, bool) { return "x/t", true })); got != "1 x/t {type:string,n:number,a:[{k:string}|number],m:{id1:bool}}\n" {
+		t.Errorf("plain: %s", got)
+	}
+	st := Style{Sep: " ", Integers: true, Runs: true, IDKeyed: map[string]bool{"m": true}}
+	if got := st.ShapeOf(line); got != "{type:string n:number a:[{k:string}*2 integer] m:{<id>:bool}}" {
+		t.Errorf("codex style: %s", got)
+	}
+}

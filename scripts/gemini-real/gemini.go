@@ -1,0 +1,280 @@
+//go:build unix
+
+// Package gemini is what the capture kit needs of Gemini CLI: how npm
+// installs it, its settings.json and flags, how its stream-json is shaped
+// and inventoried, and its scenarios (scenarios.yaml). `capture gemini`
+// runs it; README.md says how.
+package gemini
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	kit "github.com/cairn-audit/cairn/scripts/capturekit"
+	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
+	"github.com/cairn-audit/cairn/scripts/ordered"
+)
+
+// scenario is a row of scenarios.yaml: the kit's, and gemini's settings
+// and flags.
+type scenario struct {
+	kit.Scenario `yaml:",inline"`
+	NoYolo       bool   `yaml:"no_yolo"`       // run without --yolo (the default approval mode)
+	MaxAttempts  int    `yaml:"max_attempts"`  // general.maxAttempts; 0 = the CLI's default
+	MaxTurns     int    `yaml:"max_turns"`     // model.maxSessionTurns; 0 = the CLI's default
+	OutputFormat string `yaml:"output_format"` // --output-format; "" = stream-json
+}
+
+func (s *scenario) format() string {
+	if s.OutputFormat == "" {
+		return "stream-json"
+	}
+	return s.OutputFormat
+}
+
+//go:embed scenarios.yaml readme_head.md readme_tail.md
+var fsys embed.FS
+
+// Spec is Gemini CLI for the capture kit.
+var Spec = &kit.Spec[scenario, *scenario]{
+	Name: "gemini", Versions: []string{"0.61.0", "0.56.0"}, Files: fsys,
+	Addr: "127.0.0.1:18282",
+	Install: func(i *kit.Install) error {
+		js := "node_modules/@google/gemini-cli/bundle/gemini.js"
+		if err := i.NPM(i.Dir, js, nil, "@google/gemini-cli@"+i.Version); err != nil {
+			return err
+		}
+		i.Argv = []string{"/usr/bin/node", filepath.Join(i.Dir, js)}
+		i.VersionArgv = append(i.Argv, "--version")
+		return nil
+	},
+	Run:       run,
+	Shape:     func(_ string, b []byte) []byte { return shape(b) },
+	Inventory: inventory,
+	ReadmeLine: func(s *scenario) (string, error) {
+		notes, err := kit.VersionNotes(s, false)
+		return fmt.Sprintf("- `%s.jsonl` — %s. gemini exit %d. **%s**: %s.%s\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(false, ""), s.Why, notes), err
+	},
+}
+
+// settings is ~/.gemini/settings.json for a scenario.
+func settings(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
+	o, kv := ordered.O, ordered.Member
+	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
+	srv := o("command", cmd, "args", args)
+	if env != nil {
+		srv = append(srv, kv("env", env))
+	}
+	srv = append(append(srv, kv("timeout", 60000)), s.Server.Entry...)
+	general := o("enableAutoUpdate", false, "enableAutoUpdateNotification", false)
+	if s.MaxAttempts > 0 {
+		general = append(general, kv("maxAttempts", s.MaxAttempts))
+	}
+	set := o("general", general, "privacy", o("usageStatisticsEnabled", false), "security", o("auth", o("selectedType", "gemini-api-key")))
+	if s.MaxTurns > 0 {
+		set = append(set, kv("model", o("maxSessionTurns", s.MaxTurns)))
+	}
+	return append(set, kv("mcpServers", o(s.Server.ConfiguredName(), srv)))
+}
+
+func run(r *kit.Run, s *scenario) error {
+	if err := r.Lay(".gemini", r.Scratch+"/tmp"); err != nil {
+		return err
+	}
+	if err := kit.WriteJSON(r.Home+"/.gemini/settings.json", settings(r, s, false)); err != nil {
+		return err
+	}
+	if err := r.Serve(mock.Generative(s.Script(r.Prompt), "complete_task")); err != nil {
+		return err
+	}
+	argv := []string{"-p", r.Prompt, "--output-format", s.format(), "-m", "gemini-2.5-pro"}
+	if !s.NoYolo {
+		argv = append(argv, "--yolo")
+	}
+	argv = append(argv, s.Args...)
+	p, err := r.Exec(kit.Cmd{
+		Argv: append(r.Install.Argv, argv...),
+		Env: append([]string{
+			"PATH=/usr/local/bin:/usr/bin:/bin",
+			"HOME=" + r.Home,
+			"GOOGLE_GEMINI_BASE_URL=http://" + r.Addr,
+			"GEMINI_API_KEY=cairn-offline-fake-key-0000",
+			"GEMINI_CLI_TRUST_WORKSPACE=true",
+			// The CLI writes error reports (with the whole request) there.
+			"TMPDIR=" + r.Scratch + "/tmp",
+			"LANG=C.UTF-8",
+			"TZ=UTC",
+			"TERM=dumb",
+		}, s.Env...),
+		Stdout:  r.Scratch + "/stdout.jsonl",
+		Group:   true,
+		Markers: r.HangMarker(&s.Server),
+	})
+	if err != nil {
+		return err
+	}
+	meta := fmt.Sprintf("# gemini argv (after node bundle/gemini.js): %s\n# gemini exit code: %d\n", kit.Quote(argv), p.Exit)
+	if p.Interrupted != "" {
+		meta += "# the harness sent SIGINT to gemini's process group\n"
+	}
+	if len(s.Env) > 0 {
+		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
+	}
+	capture, note, err := r.Capture(&s.Scenario, p, ".gemini/tmp/*/chats/session-*.jsonl")
+	if err != nil {
+		return err
+	}
+	meta += note
+	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
+		return err
+	}
+	meta += "# ~/.gemini/settings.json: " + kit.Compact(settings(r, s, true)) + "\n"
+	return r.Finish(s.Name, meta, p, s.Exit)
+}
+
+// shape is one line per record: its type (and, for message records, the
+// role; for tool_result, the status and error type), then every member
+// with its JSON type. The free-form members (tool_use.parameters,
+// result.stats) are shown like any other.
+func shape(b []byte) []byte {
+	return kit.Shape(b, func(line []byte) (string, bool) {
+		var rec struct {
+			Type, Role, Status, Severity string
+			Error                        *struct{ Type string }
+		}
+		if json.Unmarshal(line, &rec) != nil {
+			return "", false
+		}
+		errType := ""
+		if rec.Error != nil && rec.Error.Type != "" {
+			errType = "error.type=" + rec.Error.Type
+		}
+		if rec.Type == "" {
+			rec.Type = "(no type)"
+		}
+		return kit.Tagged(rec.Type, rec.Role, rec.Status, rec.Severity, errType), true
+	})
+}
+
+// inventory is every record type with each member list it was seen with,
+// the message roles, tool names and tool_id forms, tool_result status,
+// error.type and output forms, error record severities and messages,
+// result status and error.type, and the last record; for the captures that
+// are not stream-json, their records' member lists.
+func inventory(dir string, ss []*scenario) ([]byte, error) {
+	f := kit.Facts{}
+	other := map[string]string{} // captures that are not stream-json: what they are
+	for _, s := range ss {
+		switch {
+		case s.Keep == "session":
+			other[s.Name] = "session file"
+		case s.format() != "stream-json":
+			other[s.Name] = "--output-format " + s.format()
+		}
+	}
+	streams, err := f.Streams(dir, "", func(name string) bool { return other[name] != "" }, func(_, typ string, line []byte, rec kit.Record, add func(string)) string {
+		switch typ {
+		case "message":
+			d := ""
+			if _, ok := rec["delta"]; ok {
+				d = " delta"
+			}
+			add("message role " + rec.Str("role") + d)
+		case "tool_use":
+			id, tn := rec.Str("tool_id"), rec.Str("tool_name")
+			add("tool_use tool_name " + tn)
+			switch {
+			case !strings.HasPrefix(id, tn+"__"):
+				add("tool_id not <tool_name>__…")
+			case strings.HasPrefix(id, tn+"__"+tn+"_"):
+				add("tool_id <tool_name>__<tool_name>_<ms>_<index> (made by the CLI)")
+			default:
+				add("tool_id <tool_name>__<other>")
+			}
+		case "tool_result":
+			add(errorFact("tool_result status "+rec.Str("status"), rec, false) + ", " + outputForm(rec))
+		case "error":
+			add(fmt.Sprintf("error severity %s message %q", rec.Str("severity"), rec.Str("message")))
+		case "result":
+			add(errorFact("result status "+rec.Str("status"), rec, true))
+		}
+		return ""
+	})
+	others := 0
+	for name, what := range other {
+		b, err := os.ReadFile(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			continue
+		}
+		others++
+		otherFacts(f, name, "not stream-json, "+what+": ", b)
+	}
+	return f.Write(fmt.Sprintf("# inventory of %d stream-json captures and %d other outputs of the CLI (generated by scripts/capturekit/run.sh gemini)", streams, others)), err
+}
+
+// otherFacts are the facts of a capture that is not stream-json: a JSON
+// document's members and its objects' members, or a JSONL file's record
+// kinds (its type, else "no type") with their member lists, and the
+// members of $set updates.
+func otherFacts(f kit.Facts, name, prefix string, b []byte) {
+	lines := kit.Lines(b)
+	if len(lines) > 1 && !json.Valid(lines[0]) && json.Valid(b) {
+		f.Add(fmt.Sprintf("%sone JSON document of %d lines, members %s", prefix, len(lines), kit.Members(b)), name)
+		var doc map[string]json.RawMessage
+		_ = json.Unmarshal(b, &doc)
+		for k, v := range doc {
+			if strings.HasPrefix(strings.TrimSpace(string(v)), "{") {
+				f.Add(fmt.Sprintf("%sdocument %s members %s", prefix, k, kit.Members(v)), name)
+			}
+		}
+		return
+	}
+	for i, line := range lines {
+		var rec kit.Record
+		switch {
+		case json.Unmarshal(line, &rec) != nil:
+			f.Add(prefix+"NOT-JSON line", name)
+		case rec.Str("type") != "":
+			f.Add(fmt.Sprintf("%srecord type %s members %s", prefix, rec.Str("type"), kit.Members(line)), name)
+		case rec["$set"] != nil:
+			f.Add(fmt.Sprintf("%s$set update members %s", prefix, kit.Members(rec["$set"])), name)
+		default:
+			f.Add(fmt.Sprintf("%sline %d (no type) members %s", prefix, i+1, kit.Members(line)), name)
+		}
+	}
+}
+
+// errorFact is fact with the record's error.type, or, with absent,
+// "(no error member)" when it has none.
+func errorFact(fact string, rec kit.Record, absent bool) string {
+	var e struct{ Type string }
+	_ = json.Unmarshal(rec["error"], &e)
+	switch _, ok := rec["error"]; {
+	case e.Type != "":
+		fact += " error.type " + e.Type
+	case !ok && absent:
+		fact += " (no error member)"
+	}
+	return fact
+}
+
+// outputForm is what a tool_result's output is.
+func outputForm(rec kit.Record) string {
+	raw, ok := rec["output"]
+	var s string
+	switch {
+	case !ok:
+		return "no output"
+	case json.Unmarshal(raw, &s) != nil:
+		return "output not a string"
+	case s == "":
+		return "output empty string"
+	case json.Valid([]byte(s)) && strings.HasPrefix(strings.TrimSpace(s), "{"):
+		return "output a JSON object text"
+	}
+	return "output other text"
+}
