@@ -134,8 +134,8 @@ var clineOutputMembers = []string{"isError", "error", "structuredContent", "cont
 
 // ClinePlaces lists every place a Cline finding or error may name.
 func ClinePlaces() []string {
-	places := []string{"type", clineEvent, clineEventType, clineErrorObject}
-	seen := map[string]bool{}
+	places := []string{"type", clineEventType}
+	seen := map[string]bool{"type": true, clineEventType: true}
 	for _, rows := range [][]clineRow{clineRecords, clineEvents} {
 		for _, r := range rows {
 			if !seen[r.place] {
