@@ -23,110 +23,284 @@ import (
 // ends the run. State kept: the frames, the calls, whether the main agent
 // started and whether run_result came.
 
+// clineName is a member name of some row (clineNames); cnOther is any
+// other. A record's members are read once, by name, into Cline.vals.
+type clineName uint8
+
+const (
+	cnOther clineName = iota
+	cnType
+	cnTS
+	cnHookEventName
+	cnAgentID
+	cnTaskID
+	cnParentAgentID
+	cnEvent
+	cnFinishReason
+	cnIterations
+	cnUsage
+	cnAggregateUsage
+	cnDurationMs
+	cnModel
+	cnText
+	cnIteration
+	cnHadToolCalls
+	cnToolCallCount
+	cnContentType
+	cnAccumulated
+	cnToolName
+	cnToolCallID
+	cnInput
+	cnUpdate
+	cnOutput
+	cnError
+	cnInputTokens
+	cnOutputTokens
+	cnTotalInputTokens
+	cnTotalOutputTokens
+	cnTotalCost
+	cnErrorClass
+	cnRecoverable
+	cnReason
+	numClineNames
+)
+
+// clineNames are the names, by clineName.
+var clineNames = [numClineNames]string{"", "type", "ts", "hookEventName", "agentId", "taskId", "parentAgentId", "event",
+	"finishReason", "iterations", "usage", "aggregateUsage", "durationMs", "model", "text",
+	"iteration", "hadToolCalls", "toolCallCount", "contentType", "accumulated",
+	"toolName", "toolCallId", "input", "update", "output", "error",
+	"inputTokens", "outputTokens", "totalInputTokens", "totalOutputTokens", "totalCost",
+	"errorClass", "recoverable", "reason"}
+
+// clineNameOf is the clineName of a member name (TestClineRowsFit holds it
+// to clineNames).
+func clineNameOf(b []byte) clineName {
+	switch string(b) {
+	case "type":
+		return cnType
+	case "ts":
+		return cnTS
+	case "hookEventName":
+		return cnHookEventName
+	case "agentId":
+		return cnAgentID
+	case "taskId":
+		return cnTaskID
+	case "parentAgentId":
+		return cnParentAgentID
+	case "event":
+		return cnEvent
+	case "finishReason":
+		return cnFinishReason
+	case "iterations":
+		return cnIterations
+	case "usage":
+		return cnUsage
+	case "aggregateUsage":
+		return cnAggregateUsage
+	case "durationMs":
+		return cnDurationMs
+	case "model":
+		return cnModel
+	case "text":
+		return cnText
+	case "iteration":
+		return cnIteration
+	case "hadToolCalls":
+		return cnHadToolCalls
+	case "toolCallCount":
+		return cnToolCallCount
+	case "contentType":
+		return cnContentType
+	case "accumulated":
+		return cnAccumulated
+	case "toolName":
+		return cnToolName
+	case "toolCallId":
+		return cnToolCallID
+	case "input":
+		return cnInput
+	case "update":
+		return cnUpdate
+	case "output":
+		return cnOutput
+	case "error":
+		return cnError
+	case "inputTokens":
+		return cnInputTokens
+	case "outputTokens":
+		return cnOutputTokens
+	case "totalInputTokens":
+		return cnTotalInputTokens
+	case "totalOutputTokens":
+		return cnTotalOutputTokens
+	case "totalCost":
+		return cnTotalCost
+	case "errorClass":
+		return cnErrorClass
+	case "recoverable":
+		return cnRecoverable
+	case "reason":
+		return cnReason
+	}
+	return cnOther
+}
+
 // clineMember is a member of a row: its name and the JSON type it must
 // have (0: any value, free-form); nullable also allows null.
 type clineMember struct {
-	name     string
+	name     clineName
 	kind     stream.Type
 	nullable bool
 }
 
 // clineRow is a record type, or an event type (with its contentType for
-// content_*): its place, its members, the required ones, and open when
-// members beyond its list are allowed (the usage event's token counters).
+// content_*): its place, its members besides type, the required ones, and
+// open when members beyond its list are allowed (the usage event's token
+// counters). allowed is the set of its members, type included (init).
 type clineRow struct {
 	place    string
-	typ      string // the record type, or the event type
 	content  string // the contentType of a content_* event, else ""
 	members  []clineMember
-	required []string
+	required []clineName
 	open     bool
+	allowed  uint64
 }
 
 // The places of this format (SPEC §19), for findings and errors.
 const (
-	clineHook         = "hook_event"
-	clineAgent        = "agent_event"
-	clineEvent        = "agent_event.event"
-	clineEventType    = "agent_event.event.type"
-	clineStart        = "agent_event.content_start"
-	clineUpdate       = "agent_event.content_update"
-	clineEnd          = "agent_event.content_end"
-	clineError        = "agent_event.error"
-	clineErrorObject  = "agent_event.error.error"
-	clineRunResult    = "run_result"
-	clineContentTool  = "tool"
-	clineContentText  = "text"
-	clineSpawn        = "spawn_agent"
-	clineTeamPrefix   = "team_"
-	clineCompleted    = "completed"
-	clineFinishError  = "error"
-	clineMainAgentEnd = "agent_end"
+	clineHook        = "hook_event"
+	clineAgent       = "agent_event"
+	clineEvent       = "agent_event.event"
+	clineEventType   = "agent_event.event.type"
+	clineStart       = "agent_event.content_start"
+	clineUpdate      = "agent_event.content_update"
+	clineEnd         = "agent_event.content_end"
+	clineError       = "agent_event.error"
+	clineErrorObject = "agent_event.error.error"
+	clineRunResult   = "run_result"
+	clineContentTool = "tool"
+	clineContentText = "text"
+	clineSpawn       = "spawn_agent"
+	clineTeamPrefix  = "team_"
 )
 
 var (
-	clineTS      = clineMember{"ts", stream.String, false}
-	clineText    = clineMember{"text", stream.String, false}
-	clineTool    = clineMember{"toolName", stream.String, false}
-	clineCallID  = clineMember{"toolCallId", stream.String, false}
-	clineKind    = clineMember{"contentType", stream.String, false}
-	clineEvType  = clineMember{"type", stream.String, false}
-	clineIter    = clineMember{"iteration", stream.Number, false}
-	clineAnyUse  = clineMember{"usage", 0, false}
-	clineToolReq = []string{"contentType", "toolName", "toolCallId"}
+	clineTS      = clineMember{cnTS, stream.String, false}
+	clineText    = clineMember{cnText, stream.String, false}
+	clineTool    = clineMember{cnToolName, stream.String, false}
+	clineCallID  = clineMember{cnToolCallID, stream.String, false}
+	clineKind    = clineMember{cnContentType, stream.String, false}
+	clineIter    = clineMember{cnIteration, stream.Number, false}
+	clineAnyUse  = clineMember{cnUsage, 0, false}
+	clineToolReq = []clineName{cnContentType, cnToolName, cnToolCallID}
+)
+
+// The record types, by their index in clineRecords.
+const (
+	recHook = iota
+	recAgent
+	recRunResult
 )
 
 // clineRecords are the record types; type is read before them.
 var clineRecords = []clineRow{
-	{place: clineHook, typ: "hook_event", members: []clineMember{clineTS, {"hookEventName", stream.String, false},
-		{"agentId", stream.String, false}, {"taskId", stream.String, false}, {"parentAgentId", stream.String, true}},
-		required: []string{"hookEventName"}},
-	{place: clineAgent, typ: "agent_event", members: []clineMember{clineTS, {"event", stream.Object, false}},
-		required: []string{"event"}},
-	{place: clineRunResult, typ: "run_result", members: []clineMember{clineTS, {"finishReason", stream.String, false},
-		{"iterations", stream.Number, false}, clineAnyUse, {"aggregateUsage", 0, false}, {"durationMs", stream.Number, false},
-		{"model", 0, false}, clineText},
-		required: []string{"finishReason"}},
+	recHook: {place: clineHook, members: []clineMember{clineTS, {cnHookEventName, stream.String, false},
+		{cnAgentID, stream.String, false}, {cnTaskID, stream.String, false}, {cnParentAgentID, stream.String, true}},
+		required: []clineName{cnHookEventName}},
+	recAgent: {place: clineAgent, members: []clineMember{clineTS, {cnEvent, stream.Object, false}},
+		required: []clineName{cnEvent}},
+	recRunResult: {place: clineRunResult, members: []clineMember{clineTS, {cnFinishReason, stream.String, false},
+		{cnIterations, stream.Number, false}, clineAnyUse, {cnAggregateUsage, 0, false}, {cnDurationMs, stream.Number, false},
+		{cnModel, 0, false}, clineText},
+		required: []clineName{cnFinishReason}},
 }
+
+// The event types, by their index in clineEvents (content_* by
+// contentType).
+const (
+	evIterationStart = iota
+	evIterationEnd
+	evStartText
+	evStartTool
+	evUpdateTool
+	evEndText
+	evEndTool
+	evUsage
+	evError
+	evDone
+	evNone = -1
+)
 
 // clineEvents are the event types of an agent_event; content_* rows are
 // one per contentType.
 var clineEvents = []clineRow{
-	{place: "agent_event.iteration_start", typ: "iteration_start", members: []clineMember{clineEvType, clineIter}},
-	{place: "agent_event.iteration_end", typ: "iteration_end", members: []clineMember{clineEvType, clineIter,
-		{"hadToolCalls", stream.Bool, false}, {"toolCallCount", stream.Number, false}}},
-	{place: clineStart, typ: "content_start", content: clineContentText, members: []clineMember{clineEvType, clineKind,
-		clineText, {"accumulated", stream.String, false}}},
-	{place: clineStart, typ: "content_start", content: clineContentTool, members: []clineMember{clineEvType, clineKind,
-		clineTool, clineCallID, {"input", 0, false}}, required: clineToolReq},
-	{place: clineUpdate, typ: "content_update", content: clineContentTool, members: []clineMember{clineEvType, clineKind,
-		clineTool, clineCallID, {"update", 0, false}}},
-	{place: clineEnd, typ: "content_end", content: clineContentText, members: []clineMember{clineEvType, clineKind, clineText}},
-	{place: clineEnd, typ: "content_end", content: clineContentTool, members: []clineMember{clineEvType, clineKind,
-		clineTool, clineCallID, {"output", 0, false}, {"error", 0, false}, {"durationMs", stream.Number, false}},
+	evIterationStart: {place: "agent_event.iteration_start", members: []clineMember{clineIter}},
+	evIterationEnd: {place: "agent_event.iteration_end", members: []clineMember{clineIter,
+		{cnHadToolCalls, stream.Bool, false}, {cnToolCallCount, stream.Number, false}}},
+	evStartText: {place: clineStart, content: clineContentText, members: []clineMember{clineKind,
+		clineText, {cnAccumulated, stream.String, false}}},
+	evStartTool: {place: clineStart, content: clineContentTool, members: []clineMember{clineKind,
+		clineTool, clineCallID, {cnInput, 0, false}}, required: clineToolReq},
+	evUpdateTool: {place: clineUpdate, content: clineContentTool, members: []clineMember{clineKind,
+		clineTool, clineCallID, {cnUpdate, 0, false}}},
+	evEndText: {place: clineEnd, content: clineContentText, members: []clineMember{clineKind, clineText}},
+	evEndTool: {place: clineEnd, content: clineContentTool, members: []clineMember{clineKind,
+		clineTool, clineCallID, {cnOutput, 0, false}, {cnError, 0, false}, {cnDurationMs, stream.Number, false}},
 		required: clineToolReq},
 	// Token accounting, free-form like the usage members (SPEC §19): the
 	// CLI adds cache and cost counters as the provider reports them.
-	{place: "agent_event.usage", typ: "usage", open: true, members: []clineMember{clineEvType,
-		{"inputTokens", stream.Number, false}, {"outputTokens", stream.Number, false},
-		{"totalInputTokens", stream.Number, false}, {"totalOutputTokens", stream.Number, false},
-		{"totalCost", stream.Number, false}}},
-	{place: clineError, typ: "error", members: []clineMember{clineEvType, {"error", stream.Object, false},
-		{"errorClass", stream.String, false}, clineIter, {"recoverable", stream.Bool, false}}},
-	{place: "agent_event.done", typ: "done", members: []clineMember{clineEvType, {"reason", stream.String, false},
-		clineText, {"iterations", stream.Number, false}, clineAnyUse}},
+	evUsage: {place: "agent_event.usage", open: true, members: []clineMember{
+		{cnInputTokens, stream.Number, false}, {cnOutputTokens, stream.Number, false},
+		{cnTotalInputTokens, stream.Number, false}, {cnTotalOutputTokens, stream.Number, false},
+		{cnTotalCost, stream.Number, false}}},
+	evError: {place: clineError, members: []clineMember{{cnError, stream.Object, false},
+		{cnErrorClass, stream.String, false}, clineIter, {cnRecoverable, stream.Bool, false}}},
+	evDone: {place: "agent_event.done", members: []clineMember{{cnReason, stream.String, false},
+		clineText, {cnIterations, stream.Number, false}, clineAnyUse}},
 }
 
-// clineHooks are the hookEventNames of the reference.
-var clineHooks = []string{"agent_start", clineMainAgentEnd, "agent_error", "tool_call", "tool_result"}
+func init() {
+	for _, rows := range [][]clineRow{clineRecords, clineEvents} {
+		for i := range rows {
+			rows[i].allowed = 1 << cnType
+			for _, m := range rows[i].members {
+				rows[i].allowed |= 1 << m.name
+			}
+		}
+	}
+}
+
+// clineEventRows are an event type's rows: its one row, or its content
+// rows by contentType (evNone where it has none); ok false for a type
+// outside the reference.
+func clineEventRows(typ []byte) (one, text, tool int, ok bool) {
+	switch string(typ) {
+	case "iteration_start":
+		return evIterationStart, evNone, evNone, true
+	case "iteration_end":
+		return evIterationEnd, evNone, evNone, true
+	case "content_start":
+		return evNone, evStartText, evStartTool, true
+	case "content_update":
+		return evNone, evNone, evUpdateTool, true
+	case "content_end":
+		return evNone, evEndText, evEndTool, true
+	case "usage":
+		return evUsage, evNone, evNone, true
+	case "error":
+		return evError, evNone, evNone, true
+	case "done":
+		return evDone, evNone, evNone, true
+	}
+	return evNone, evNone, evNone, false
+}
 
 // clineToolMembers are the members that make an event a tool's: an event
 // of another contentType that carries one is never read as text (SPEC v4
 // §13's rule, kept here: a call is never narration).
-var clineToolMembers = []string{"toolName", "toolCallId", "input", "output", "error", "update"}
-
-// clineErrorMembers are the members of an error event's error object.
-var clineErrorMembers = []string{"name", "message", "stack"}
+const clineToolMembers = 1<<cnToolName | 1<<cnToolCallID | 1<<cnInput | 1<<cnOutput | 1<<cnError | 1<<cnUpdate
 
 // clineOutputMembers are the members of a tool's output that its result
 // is read from (fieldsOf).
@@ -143,7 +317,7 @@ func ClinePlaces() []string {
 				places = append(places, r.place)
 			}
 			for _, m := range r.members {
-				if p := r.place + "." + m.name; !seen[p] && m.name != "type" {
+				if p := r.place + "." + clineNames[m.name]; !seen[p] {
 					seen[p] = true
 					places = append(places, p)
 				}
@@ -188,7 +362,10 @@ type Cline struct {
 	started bool // the main agent's agent_start was read
 	ended   bool // run_result was read
 	text    textJSON
-	values  [8][]byte // the members of the row being read, by index
+	// have and vals are the members of the object being read (the record,
+	// then its event): vals[n] is the value of name n when have holds n.
+	have uint64
+	vals [numClineNames][]byte
 }
 
 // NewCline returns a Cline CLI front end that feeds e.
@@ -208,108 +385,104 @@ func (c *Cline) Checked(line []byte, n int, v stream.Verdict) error {
 		// SPEC §19: any record after run_result, whatever its type.
 		return c.invalid(audit.EventAfterTerminalTurn, "")
 	}
-	typ := member(line, v.Root, "type")
+	unknown := c.read(line, v.Root)
+	typ := c.get(cnType)
 	if stream.TypeOf(typ) != stream.String {
 		return c.violation("type")
 	}
-	var row *clineRow
-	for i := range clineRecords {
-		if stream.TextIs(typ, clineRecords[i].typ) {
-			row = &clineRecords[i]
-		}
-	}
-	if row == nil {
+	var rec int
+	switch string(stream.Unquote(typ)) {
+	case "hook_event":
+		rec = recHook
+	case "agent_event":
+		rec = recAgent
+	case "run_result":
+		rec = recRunResult
+	default:
 		return c.add(audit.Event{Kind: audit.EventUnknown})
 	}
-	if err := c.members(line, v.Root, row, "type"); err != nil {
+	row := &clineRecords[rec]
+	if err := c.check(row, unknown); err != nil {
 		return err
 	}
-	if !c.started && !(row.place == clineHook && c.mainStart(row)) {
+	if !c.started && !(rec == recHook && c.mainStart()) {
 		// The main agent's agent_start comes first: a stream that lacks
 		// it lacks its beginning.
 		return c.invalid(audit.EventOutsideTurn, row.place)
 	}
-	switch row.place {
-	case clineHook:
-		return c.hook(row)
-	case clineAgent:
+	switch rec {
+	case recHook:
+		return c.hook()
+	case recAgent:
 		return c.event(line, v.Child)
 	}
-	return c.runResult(row)
+	return c.runResult()
 }
 
-// members reads the members of the object located by spans into c.values
-// by their index in row, skipping skip: a member outside the row is
-// unknown_field (unless the row is open), one of the wrong type or a
-// required one missing schema_violation.
-func (c *Cline) members(b []byte, spans []stream.Span, row *clineRow, skip string) error {
-	clear(c.values[:])
-	unknown := false
+// read reads the members of the object located by spans into have and
+// vals, and reports whether it has a member no row has.
+func (c *Cline) read(b []byte, spans []stream.Span) (unknown bool) {
+	c.have = 0
 	for i := range spans {
 		name, value := spans[i].In(b)
-		if string(name) == skip {
-			continue
-		}
-		k := row.index(name)
-		if k < 0 {
+		n := clineNameOf(name)
+		if n == cnOther {
 			unknown = true
 			continue
 		}
-		m := &row.members[k]
-		if t := stream.TypeOf(value); m.kind != 0 && t != m.kind && !(m.nullable && t == stream.Null) {
-			return c.violation(row.place + "." + m.name)
+		c.have |= 1 << n
+		c.vals[n] = value
+	}
+	return unknown
+}
+
+// get is the value of the member n of the object read, nil when absent.
+func (c *Cline) get(n clineName) []byte {
+	if c.have&(1<<n) == 0 {
+		return nil
+	}
+	return c.vals[n]
+}
+
+// check holds the object read to row: a member of the wrong type, or a
+// required one missing, is schema_violation at ROW.MEMBER; a member
+// outside the row (unknown: one no row has) unknown_field at the row,
+// unless the row is open.
+func (c *Cline) check(row *clineRow, unknown bool) error {
+	for _, m := range row.members {
+		if v := c.get(m.name); v != nil && m.kind != 0 {
+			if t := stream.TypeOf(v); t != m.kind && !(m.nullable && t == stream.Null) {
+				return c.violation(row.place + "." + clineNames[m.name])
+			}
 		}
-		c.values[k] = value
 	}
 	for _, req := range row.required {
-		if c.values[row.index([]byte(req))] == nil {
-			return c.violation(row.place + "." + req)
+		if c.have&(1<<req) == 0 {
+			return c.violation(row.place + "." + clineNames[req])
 		}
 	}
-	if unknown && !row.open {
+	if !row.open && (unknown || c.have&^row.allowed != 0) {
 		c.note(audit.UnknownField, row.place)
 	}
 	return nil
 }
 
-func (r *clineRow) index(name []byte) int {
-	for i := range r.members {
-		if string(name) == r.members[i].name {
-			return i
-		}
-	}
-	return -1
-}
-
-// value is the member name of the row being read, nil when absent.
-func (c *Cline) value(row *clineRow, name string) []byte {
-	return c.values[row.index([]byte(name))]
-}
-
-// mainStart reports whether the hook_event being read (row) is the main
-// agent's agent_start: parentAgentId null or absent.
-func (c *Cline) mainStart(row *clineRow) bool {
-	parent := c.value(row, "parentAgentId")
-	return stream.TextIs(c.value(row, "hookEventName"), "agent_start") && (parent == nil || stream.TypeOf(parent) == stream.Null)
+// mainStart reports whether the hook_event read is the main agent's
+// agent_start: parentAgentId null or absent.
+func (c *Cline) mainStart() bool {
+	parent := c.get(cnParentAgentID)
+	return stream.TextIs(c.get(cnHookEventName), "agent_start") && (parent == nil || stream.TypeOf(parent) == stream.Null)
 }
 
 // hook runs a hook_event: agent_start and agent_end nest the agents,
 // agent_error of the main agent fails the turn; tool_call and tool_result
 // say nothing of the call (no name, no id), but their agent must be the
 // one whose records are being read.
-func (c *Cline) hook(row *clineRow) error {
-	name := c.value(row, "hookEventName")
-	known := false
-	for _, h := range clineHooks {
-		known = known || stream.TextIs(name, h)
-	}
-	if !known {
-		return c.add(audit.Event{Kind: audit.EventUnknown, Where: clineHook})
-	}
-	id := lifecycle.KeyOf(stream.Unquote(c.value(row, "agentId")))
-	parent := c.value(row, "parentAgentId")
+func (c *Cline) hook() error {
+	parent := c.get(cnParentAgentID)
 	main := parent == nil || stream.TypeOf(parent) == stream.Null
-	switch stream.Text(name) {
+	id := lifecycle.KeyOf(stream.Unquote(c.get(cnAgentID)))
+	switch string(stream.Unquote(c.get(cnHookEventName))) {
 	case "agent_start":
 		if main {
 			if c.started {
@@ -327,7 +500,7 @@ func (c *Cline) hook(row *clineRow) error {
 			c.unattributed()
 		}
 		c.push(clineFrame{id: id, lost: !attributed})
-	case clineMainAgentEnd:
+	case "agent_end":
 		c.settle(id)
 		k := len(c.frames) - 1
 		for k >= 0 && c.frames[k].id != id {
@@ -341,18 +514,24 @@ func (c *Cline) hook(row *clineRow) error {
 		if k >= 0 {
 			c.frames = c.frames[:k]
 		}
-	default: // agent_error, tool_call, tool_result
+	case "agent_error":
 		c.settle(id)
-		top := c.top()
-		switch {
+		switch top := c.top(); {
 		case top != nil && top.id != id:
 			c.unattributed()
-		case top != nil && stream.TextIs(name, "agent_error"):
+		case top != nil:
 			top.failed = true // its last record: it may print no agent_end
 		}
-		if main && stream.TextIs(name, "agent_error") {
+		if main {
 			c.note(audit.TurnFailed, clineHook)
 		}
+	case "tool_call", "tool_result":
+		c.settle(id)
+		if top := c.top(); top != nil && top.id != id {
+			c.unattributed()
+		}
+	default:
+		return c.add(audit.Event{Kind: audit.EventUnknown, Where: clineHook})
 	}
 	return c.add(audit.Event{Kind: audit.EventCounted, Where: clineHook})
 }
@@ -390,56 +569,49 @@ func (c *Cline) unattributed() {
 // event runs an agent_event, whose event's members the checker located in
 // spans.
 func (c *Cline) event(b []byte, spans []stream.Span) error {
-	typ := member(b, spans, "type")
+	unknown := c.read(b, spans)
+	typ := c.get(cnType)
 	if stream.TypeOf(typ) != stream.String {
 		return c.violation(clineEventType)
 	}
-	contentType := member(b, spans, "contentType")
-	var row, typed *clineRow // the event's row; the first row of its type
-	for i := range clineEvents {
-		r := &clineEvents[i]
-		if !stream.TextIs(typ, r.typ) {
-			continue
-		}
-		if typed == nil {
-			typed = r
-		}
-		if r.content == "" {
-			row = r
-			break
-		}
-		if stream.TypeOf(contentType) != stream.String {
-			return c.violation(r.place + ".contentType")
-		}
-		if stream.TextIs(contentType, r.content) {
-			row = r
-			break
-		}
-	}
-	if row == nil {
-		// An event type, or a contentType, outside the reference; a
-		// content of another type that carries a tool's members is never
-		// read as something else.
-		if typed != nil && toolMembers(b, spans) {
-			return c.violation(typed.place + ".contentType")
-		}
+	one, text, tool, ok := clineEventRows(stream.Unquote(typ))
+	if !ok {
 		return c.add(audit.Event{Kind: audit.EventUnknown, Where: clineAgent})
 	}
-	if row.content == clineContentText && toolMembers(b, spans) {
-		return c.violation(row.place + ".contentType")
+	k := one
+	if one == evNone {
+		place := clineEvents[max(text, tool)].place
+		contentType := c.get(cnContentType)
+		switch {
+		case stream.TypeOf(contentType) != stream.String:
+			return c.violation(place + ".contentType")
+		case stream.TextIs(contentType, clineContentText):
+			k = text
+		case stream.TextIs(contentType, clineContentTool):
+			k = tool
+		}
+		// A content of another type, or a text, that carries a tool's
+		// members is never read as something else.
+		if k != tool && c.have&clineToolMembers != 0 {
+			return c.violation(place + ".contentType")
+		}
+		if k == evNone {
+			return c.add(audit.Event{Kind: audit.EventUnknown, Where: clineAgent})
+		}
 	}
-	if err := c.members(b, spans, row, ""); err != nil {
+	row := &clineEvents[k]
+	if err := c.check(row, unknown); err != nil {
 		return err
 	}
-	switch {
-	case row.place == clineStart && row.content == clineContentTool:
-		return c.call(row)
-	case row.place == clineEnd && row.content == clineContentTool:
-		return c.result(row)
-	case row.place == clineEnd:
+	switch k {
+	case evStartTool:
+		return c.call()
+	case evEndTool:
+		return c.result()
+	case evEndText:
 		return c.add(audit.Event{Kind: audit.EventNarration, Where: clineEnd})
-	case row.place == clineError:
-		if err := c.errorObject(c.value(row, "error")); err != nil {
+	case evError:
+		if err := c.errorObject(c.get(cnError)); err != nil {
 			return err
 		}
 		// An error event restates failed calls (they are error results)
@@ -450,24 +622,13 @@ func (c *Cline) event(b []byte, spans []stream.Span) error {
 	return c.add(audit.Event{Kind: audit.EventCounted, Where: row.place})
 }
 
-// toolMembers reports whether the event located by spans has a member
-// that only a tool's content has.
-func toolMembers(b []byte, spans []stream.Span) bool {
-	for _, m := range clineToolMembers {
-		if member(b, spans, m) != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // errorObject checks an error event's error (nil when absent): closed over
 // name, message and stack, strings.
 func (c *Cline) errorObject(v []byte) error {
 	unknown, bad := false, false
 	stream.Members(v, func(n, value []byte) bool {
 		switch string(n) {
-		case clineErrorMembers[0], clineErrorMembers[1], clineErrorMembers[2]:
+		case "name", "message", "stack":
 			bad = bad || stream.TypeOf(value) != stream.String
 		default:
 			unknown = true
@@ -485,8 +646,8 @@ func (c *Cline) errorObject(v []byte) error {
 
 // call is a tool's content_start: a call at its position, made by the
 // agent whose records are being read.
-func (c *Cline) call(row *clineRow) error {
-	id := c.value(row, "toolCallId")
+func (c *Cline) call() error {
+	id := c.get(cnToolCallID)
 	if len(id) <= len(`""`) {
 		return c.violation(clineStart + ".toolCallId")
 	}
@@ -494,7 +655,7 @@ func (c *Cline) call(row *clineRow) error {
 	if _, dup := c.calls[k]; dup {
 		return c.invalid(audit.DuplicateCallID, clineStart+".toolCallId")
 	}
-	name := stream.Unquote(c.value(row, "toolName"))
+	name := stream.Unquote(c.get(cnToolName))
 	// S__T exactly (SPEC §19, §16.6); any other name is opaque.
 	tool := c.catalog.Resolve(audit.SpellCline, name)
 	c.refs++
@@ -515,19 +676,19 @@ func (c *Cline) call(row *clineRow) error {
 		sub = sub || c.frames[i].lost
 	}
 	return c.add(audit.Event{Kind: audit.EventCall, Ref: call.ref, Tool: tool, SubAgent: sub,
-		ProjectScoped: scoped(c.catalog, tool, c.value(row, "input")), Where: clineStart})
+		ProjectScoped: scoped(c.catalog, tool, c.get(cnInput)), Where: clineStart})
 }
 
 // result is a tool's content_end: its call's result, an error result when
 // it has error, or its output says isError or has error (SPEC §19).
-func (c *Cline) result(row *clineRow) error {
-	call, ok := c.calls[lifecycle.KeyOf(stream.Unquote(c.value(row, "toolCallId")))]
+func (c *Cline) result() error {
+	call, ok := c.calls[lifecycle.KeyOf(stream.Unquote(c.get(cnToolCallID)))]
 	switch {
 	case !ok:
 		return c.invalid(audit.OrphanResult, clineEnd+".toolCallId")
 	case call.ended:
 		return c.invalid(audit.DuplicateResult, clineEnd+".toolCallId")
-	case call.name != lifecycle.KeyOf(stream.Unquote(c.value(row, "toolName"))):
+	case call.name != lifecycle.KeyOf(stream.Unquote(c.get(cnToolName))):
 		return c.invalid(audit.ItemMismatch, clineEnd+".toolName")
 	}
 	call.ended = true
@@ -546,12 +707,12 @@ func (c *Cline) result(row *clineRow) error {
 	}
 	ev := audit.Event{Kind: audit.EventResult, Ref: call.ref, Where: clineEnd}
 	var ov [4][]byte
-	if output := c.value(row, "output"); stream.TypeOf(output) == stream.Object {
+	if output := c.get(cnOutput); stream.TypeOf(output) == stream.Object {
 		fieldsOf(output, clineOutputMembers, ov[:])
 	}
 	isError, outErr, structured, content := ov[0], ov[1], ov[2], ov[3]
 	switch {
-	case c.value(row, "error") != nil || string(isError) == "true" || outErr != nil:
+	case c.get(cnError) != nil || string(isError) == "true" || outErr != nil:
 		ev.Outcome = audit.Failed
 	case !c.catalog.IsSearch(call.tool):
 	case stream.TypeOf(structured) == stream.Object:
@@ -564,11 +725,10 @@ func (c *Cline) result(row *clineRow) error {
 
 // runResult ends the run: a finishReason other than completed is a failed
 // turn (one outside the reference is also an unknown value).
-func (c *Cline) runResult(row *clineRow) error {
-	reason := c.value(row, "finishReason")
-	switch {
-	case stream.TextIs(reason, clineCompleted):
-	case stream.TextIs(reason, clineFinishError):
+func (c *Cline) runResult() error {
+	switch string(stream.Unquote(c.get(cnFinishReason))) {
+	case "completed":
+	case "error":
 		c.note(audit.TurnFailed, clineRunResult)
 	default:
 		c.note(audit.UnknownField, clineRunResult)
@@ -597,19 +757,7 @@ func NewClineChecker() *stream.Checker {
 // clineReads reports whether a member of this name is one of any row's,
 // record or event: past the first members of an object, only those are
 // located, and the first other one.
-func clineReads(name []byte) bool {
-	if string(name) == "type" {
-		return true
-	}
-	for _, rows := range [][]clineRow{clineRecords, clineEvents} {
-		for i := range rows {
-			if rows[i].index(name) >= 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func clineReads(name []byte) bool { return clineNameOf(name) != cnOther }
 
 // ReadCline runs a cline --json stream (SPEC §19) through the engine.
 func ReadCline(r io.Reader, rules audit.Rules) Input {

@@ -5,34 +5,44 @@ import (
 	"testing"
 )
 
-// TestClineRowsFit guards the representation: a Cline row given more
-// members than Cline.values holds fails here, not at run time; every
-// required member is one of its row's, every content_* row names its
-// contentType, and no two rows read the same (type, contentType).
+// TestClineRowsFit guards the representation: every name has its bit in a
+// uint64 and clineNameOf maps it back; every row's members and required
+// members are names of clineNames, once each, the required among the
+// members; every content row names its contentType; and ClinePlaces names
+// each place once.
 func TestClineRowsFit(t *testing.T) {
-	var c Cline
-	seen := map[[2]string]bool{}
+	if numClineNames > 64 {
+		t.Fatalf("%d names do not fit a uint64 of bits", numClineNames)
+	}
+	for n := cnOther + 1; n < numClineNames; n++ {
+		if got := clineNameOf([]byte(clineNames[n])); got != n {
+			t.Errorf("clineNameOf(%q) = %d, want %d", clineNames[n], got, n)
+		}
+	}
+	if clineNameOf([]byte("Type")) != cnOther || clineNameOf([]byte("")) != cnOther {
+		t.Error("clineNameOf names a name outside clineNames")
+	}
 	for _, rows := range [][]clineRow{clineRecords, clineEvents} {
-		for _, r := range rows {
-			if len(r.members) > len(c.values) {
-				t.Errorf("%s: %d members, Cline.values holds %d", r.place, len(r.members), len(c.values))
+		for i, r := range rows {
+			var names []clineName
+			for _, m := range r.members {
+				if m.name == cnOther || m.name == cnType || slices.Contains(names, m.name) {
+					t.Errorf("%s: member %d is other, type, or twice", r.place, m.name)
+				}
+				names = append(names, m.name)
 			}
 			for _, req := range r.required {
-				if r.index([]byte(req)) < 0 {
-					t.Errorf("%s: required %s is not a member", r.place, req)
+				if !slices.Contains(names, req) {
+					t.Errorf("%s: required %s is not a member", r.place, clineNames[req])
 				}
 			}
-			if k := [2]string{r.typ, r.content}; seen[k] {
-				t.Errorf("%s: two rows for %v", r.place, k)
-			} else {
-				seen[k] = true
-			}
-			if (r.typ == "content_start" || r.typ == "content_end" || r.typ == "content_update") != (r.content != "") {
-				t.Errorf("%s: a content row names its contentType, and only it", r.place)
+			content := &rows[i] == &clineEvents[evStartText] || &rows[i] == &clineEvents[evStartTool] ||
+				&rows[i] == &clineEvents[evUpdateTool] || &rows[i] == &clineEvents[evEndText] || &rows[i] == &clineEvents[evEndTool]
+			if content != (r.content != "") || content != slices.Contains(names, cnContentType) {
+				t.Errorf("%s: a content row names its contentType and has it as a member, and only it", r.place)
 			}
 		}
 	}
-	// Every place is named once.
 	places := ClinePlaces()
 	sorted := slices.Clone(places)
 	slices.Sort(sorted)

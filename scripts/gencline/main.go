@@ -1,19 +1,29 @@
 // Command gencline writes a synthetic but realistic Cline CLI --json
 // stream for benchmarks, in the shapes the real cline 3.0.65 prints
 // (testdata/cline/real): the main agent's agent_start, then iterations of
-// streamed text (content_start deltas, usage, content_end) and tool calls
-// (memory searches with their MCP result, run_commands with output chunks
-// in content_update and an output of a few hundred bytes to a few KB,
-// read_files), each between its tool_call and tool_result hooks, now and
-// then a spawn_agent whose sub-agent reads a file; then agent_end, done
-// and run_result; never above 16 MiB or 50,000 records.
+// streamed text and tool calls, each call between its tool_call and
+// tool_result hooks: memory searches with their MCP result, run_commands
+// with its output in content_update chunks and again whole in content_end,
+// read_files with a file's content, now and then a spawn_agent whose
+// sub-agent reads a file; then agent_end, done and run_result; never above
+// 16 MiB or 50,000 records.
+//
+// Text streams as the CLI prints a provider's token deltas: one
+// content_start per delta of a few characters, with the text so far in
+// accumulated, then usage and content_end with the whole text. Most texts
+// are a sentence or two before a call, some a longer explanation. -delta
+// sets the largest delta (the capture kit's mock streams 24 bytes at a
+// time); -dense writes short texts in few deltas and small outputs, the
+// most records per MiB the CLI's shapes give.
 //
 //	go run ./scripts/gencline > big.jsonl
 //	go run ./scripts/gencline -size 1048576 > 1mib.jsonl
+//	go run ./scripts/gencline -dense > dense.jsonl
 package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"time"
 
@@ -22,9 +32,11 @@ import (
 )
 
 func main() {
+	delta := flag.Int("delta", 10, "the longest text delta, in bytes")
+	dense := flag.Bool("dense", false, "short texts in few deltas, small outputs: the most records per MiB")
 	out := genkit.Start()
 	defer out.W.Flush()
-	g := &gen{Out: out, t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	g := &gen{Out: out, t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), delta: max(*delta, 1), dense: *dense}
 	g.stream()
 }
 
@@ -33,6 +45,16 @@ type gen struct {
 	t          time.Time
 	calls      int
 	iterations int
+	delta      int
+	dense      bool
+}
+
+// size is n bytes, or a tenth of them in a dense stream.
+func (g *gen) size(n int) int {
+	if g.dense {
+		return max(n/10, 10)
+	}
+	return n
 }
 
 var o = ordered.O
@@ -67,16 +89,28 @@ func (g *gen) fits(n, k int) bool {
 }
 
 // text streams a text as the CLI does: a content_start per delta, with
-// the text so far, then usage and content_end.
+// the text so far, then usage and content_end. Most texts are a sentence
+// or two; one in eight is a longer explanation.
 func (g *gen) text() {
-	acc := ""
-	for range 1 + g.R.IntN(5) {
-		d := g.Text(10 + g.R.IntN(30))
-		acc += d
-		g.event("type", "content_start", "contentType", "text", "text", d, "accumulated", acc)
+	n := 40 + g.R.IntN(260)
+	if g.R.IntN(8) == 0 {
+		n = 600 + g.R.IntN(1900)
+	}
+	if g.dense {
+		n = 10 + g.R.IntN(60)
+	}
+	all := g.Text(n)
+	step := g.delta
+	if g.dense {
+		step = 24
+	}
+	for at := 0; at < len(all); {
+		d := min(len(all)-at, 1+g.R.IntN(step))
+		g.event("type", "content_start", "contentType", "text", "text", all[at:at+d], "accumulated", all[:at+d])
+		at += d
 	}
 	g.usage()
-	g.event("type", "content_end", "contentType", "text", "text", acc)
+	g.event("type", "content_end", "contentType", "text", "text", all)
 }
 
 func (g *gen) usage() {
@@ -100,7 +134,7 @@ func (g *gen) call(agent, task string, parent any, name string, input any, updat
 }
 
 func (g *gen) search(agent, task string, parent any) {
-	res := o("mode", "semantic", "count", 1, "results", []any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)})
+	res := o("mode", "semantic", "count", 1, "results", []any{o("id", "mem_1", "text", g.Text(g.size(200+g.R.IntN(600))), "score", 0.91)})
 	text, _ := json.Marshal(res)
 	g.call(agent, task, parent, "cairn-memory__memory_search", o("query", g.Text(20), "scope", "project"),
 		nil, o("content", []any{o("text", string(text), "type", "text")}, "structuredContent", res))
@@ -108,14 +142,14 @@ func (g *gen) search(agent, task string, parent any) {
 
 func (g *gen) read(agent, task string, parent any) {
 	g.call(agent, task, parent, "read_files", o("paths", []string{"README.md"}),
-		nil, []any{o("query", "README.md", "result", "1 | "+g.Text(100+g.R.IntN(400)), "success", true)})
+		nil, []any{o("query", "README.md", "result", "1 | "+g.Text(g.size(500+g.R.IntN(5500))), "success", true)})
 }
 
 func (g *gen) command() {
 	var chunks []string
 	all := ""
-	for range 1 + g.R.IntN(4) {
-		c := g.Text(100 + g.R.IntN(1000))
+	for range 1 + g.R.IntN(6) {
+		c := g.Text(g.size(80 + g.R.IntN(1400)))
 		chunks = append(chunks, c)
 		all += c
 	}
@@ -149,7 +183,7 @@ func (g *gen) spawn() {
 
 func (g *gen) stream() {
 	g.hook("agent_start", mainAgent, mainTask, nil)
-	for g.fits(12<<10, 40) {
+	for g.fits(64<<10, 600) {
 		g.iterations++
 		g.event("type", "iteration_start", "iteration", g.iterations)
 		g.text()

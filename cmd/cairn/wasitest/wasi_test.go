@@ -48,6 +48,7 @@ var formats = []struct {
 	{"--pi-jsonl", []string{"controls/protocol-pi.jsonl"}, "pi/real/1.6.0/parallel-calls.jsonl"},
 	{"--opencode-jsonl", []string{"controls/protocol-opencode.jsonl"}, "opencode/real/1.18.33/bash-first.jsonl"},
 	{"--opencode-export", nil, "opencode/real/1.18.33/memory-first.export.json"},
+	{"--cline-jsonl", []string{"controls/protocol-cline.jsonl"}, "cline/real/3.0.65/parallel-read-first.jsonl"},
 	{"--trajectory", []string{"controls/protocol-narration.json", "controls/protocol-project-search.json"}, ""},
 }
 
