@@ -14,14 +14,16 @@ import (
 // How this file reads a stream. Records are one of three rows of
 // clineRecords (hook_event, agent_event, run_result), closed over their
 // members; an agent_event's event is one row of clineEvents, picked by its
-// type and, for content_*, its contentType. The checker locates the
-// record's members and those of its event (Locate.Child), so a record is
-// never walked twice. Checked dispatches by type: hook runs the agent
-// frames (the main agent and the sub-agents nested under an open
-// spawn_agent / team_* call, clineFrame), event a tool call's start and
-// end (call, result: clineCall per toolCallId digest), and runResult
-// ends the run. State kept: the frames, the calls, whether the main agent
-// started and whether run_result came.
+// type and, for content_*, its contentType (clineEventRows). The checker
+// locates the record's members and its event's (Locate.Child); read takes
+// them once into a table by name (clineName), and check holds that table
+// to the row with bit masks, so no member is looked up twice. Checked
+// dispatches by type: hook runs the agent frames (the main agent, and the
+// sub-agents nested under an open spawn_agent / team_* call: clineFrame;
+// push, settle, unattributed), event a tool call's start and end (call,
+// result: clineCall per toolCallId digest), and runResult ends the run.
+// State kept: the frames, the calls, whether the main agent started and
+// whether run_result came.
 
 // clineName is a member name of some row (clineNames); cnOther is any
 // other. A record's members are read once, by name, into Cline.vals.

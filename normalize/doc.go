@@ -1,8 +1,9 @@
 // Package normalize maps every input format to the shared event model of
 // package audit, one front end per format: Codex items after the
 // lifecycle FSMs (SPEC §4.4), trajectory events (§5), Claude Code
-// stream-json (§9), Gemini CLI stream-json (§11), Pi JSON mode (§12), and
-// OpenCode's run stream and export (§13). Each front end holds its
+// stream-json (§9), Gemini CLI stream-json (§11), Pi JSON mode (§12),
+// OpenCode's run stream and export (§13), and the Cline CLI's --json
+// stream (§19). Each front end holds its
 // format's exact tables (record types, memory server and tool names, the
 // places a finding may name) and reads search results one way
 // (result.go); the JSONL front ends share one read loop (read.go), the
