@@ -124,12 +124,17 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 		cmd, args = sv.Command, []string{}
 	case len(sv.NPM) > 0:
 		cmd, args = npm+"/node_modules/.bin/"+sv.Bin, []string{}
+		// By its real path, not the link: @ai-devkit/memory serves only
+		// when argv[1] is its own file.
+		if real, err := filepath.EvalSymlinks(cmd); err == nil && !placeholders {
+			cmd = real
+		}
 	}
 	switch {
 	case sv.Hang != "":
 		cmd, args = self, append([]string{"mcp-hang", "-marker", scratch + "/mcp-hang.marker", "-tool", sv.Hang, "--", cmd}, args...)
 	case sv.Slow != "":
-		cmd, args = self, append([]string{"mcp-slow", "-delay", "2s", "-tool", sv.Slow, "--", cmd}, args...)
+		cmd, args = self, append([]string{"mcp-slow", "-delay", "5s", "-tool", sv.Slow, "--", cmd}, args...)
 	}
 	if len(sv.Env) > 0 {
 		env = map[string]string{}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 type testRow struct {
@@ -18,7 +19,7 @@ const table = `
   about: a real server from npm
   server:
     name: memory
-    npm: ["@modelcontextprotocol/server-memory@2026.8.31"]
+    npm: ["@example/memory-server@1.0.0"]
     bin: mcp-server-memory
     env: {MEMORY_FILE_PATH: "{work}/.memory.jsonl"}
     hang: search_nodes
@@ -91,7 +92,7 @@ func TestServerCommand(t *testing.T) {
 	}
 	r := &Run{WorkDir: "/tmp/w", Scratch: "/tmp/s", Self: "/bin/capture", MCPServer: "/bin/mcpserver"}
 	cmd, args, env := r.ServerCommand(&ss[0].Server, false)
-	if got := cmd + " " + strings.Join(args, " "); got != "/bin/capture mcp-hang -marker /tmp/s/mcp-hang.marker -tool search_nodes -- /tmp/cairn-mcp-npm/modelcontextprotocol+server-memory2026.8.31/node_modules/.bin/mcp-server-memory" {
+	if got := cmd + " " + strings.Join(args, " "); got != "/bin/capture mcp-hang -marker /tmp/s/mcp-hang.marker -tool search_nodes -- /tmp/cairn-mcp-npm/example+memory-server1.0.0/node_modules/.bin/mcp-server-memory" {
 		t.Errorf("npm server: %s", got)
 	}
 	if env["MEMORY_FILE_PATH"] != "/tmp/w/.memory.jsonl" {
@@ -113,5 +114,68 @@ func TestShape(t *testing.T) {
 	st := Style{Sep: " ", Integers: true, Runs: true, IDKeyed: map[string]bool{"m": true}}
 	if got := st.ShapeOf(line); got != "{type:string n:number a:[{k:string}*2 integer] m:{<id>:bool}}" {
 		t.Errorf("codex style: %s", got)
+	}
+}
+
+// testRun is a run in a temporary folder, killed after timeout.
+func testRun(t *testing.T, timeout time.Duration) *Run {
+	t.Helper()
+	dir := t.TempDir()
+	return &Run{Out: dir, Scratch: dir, WorkDir: dir, Self: "/tmp/kit-bin/capture",
+		spec: &common{Name: "x", Scratch: "/tmp/cairn-x-run", Timeout: timeout}}
+}
+
+// TestExec: stdout kept byte for byte, a marker file interrupts the
+// process group, a run past the timeout is killed, and the exit codes say
+// how it ended.
+func TestExec(t *testing.T) {
+	r := testRun(t, 5*time.Minute)
+	marker := r.Scratch + "/started"
+	var lines []string
+	p, err := r.Exec(Cmd{Argv: []string{"/bin/sh", "-c", "echo one; printf 'two\\nthree'; touch " + marker + "; sleep 120; echo never"},
+		Stdout: r.Scratch + "/out", Group: true, Wait: 10 * time.Millisecond,
+		Markers: map[string]string{marker: "the marker is there"},
+		OnLine:  func(_ *Proc, line []byte) { lines = append(lines, string(line)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(p.Stdout) != "one\ntwo\nthree" || p.Lines != 2 || len(lines) != 3 {
+		t.Errorf("stdout %q, %d lines, seen %q", p.Stdout, p.Lines, lines)
+	}
+	if p.Exit != 130 || p.Killed != "interrupt" || p.Interrupted != "the marker is there" || p.ExitText() != "130 (killed by interrupt)" {
+		t.Errorf("exit %s, interrupted %q", p.ExitText(), p.Interrupted)
+	}
+	r = testRun(t, time.Second)
+	p, err = r.Exec(Cmd{Argv: []string{"/bin/sh", "-c", "sleep 120"}, Stdout: r.Scratch + "/out2"})
+	if err != nil || !p.TimedOut || p.Exit != 137 {
+		t.Errorf("past the timeout: %v, timed out %v, exit %d", err, p.TimedOut, p.Exit)
+	}
+}
+
+// TestCheck: a run that printed nothing, another exit code, or a capture
+// that names a path outside the kit's folders fails.
+func TestCheck(t *testing.T) {
+	r := testRun(t, time.Minute)
+	ok := &Proc{Lines: 1, Exit: 0}
+	capture := func(s string) {
+		if err := r.Keep("c.jsonl", []byte(s), func(b []byte) []byte { return b }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	capture(`{"cwd":"` + r.WorkDir + `/src","bin":"/usr/bin/env","tmp":"/tmp"}` + "\n")
+	if err := r.Check(ok, 0); err != nil {
+		t.Errorf("a good run: %v", err)
+	}
+	for _, tc := range []struct {
+		p    *Proc
+		want int
+	}{{&Proc{Lines: 0}, 0}, {&Proc{Lines: 1, Exit: 1}, 0}, {&Proc{Lines: 1, Exit: 0}, -1}} {
+		if err := r.Check(tc.p, tc.want); err == nil {
+			t.Errorf("lines %d exit %d want %d: no error", tc.p.Lines, tc.p.Exit, tc.want)
+		}
+	}
+	capture(`{"text":"see /root/.ssh/id_rsa (or /tmp/other)"}` + "\n")
+	if err := r.Check(ok, 0); err == nil || !strings.Contains(err.Error(), "/root/.ssh/id_rsa") || !strings.Contains(err.Error(), "/tmp/other") {
+		t.Errorf("a foreign path: %v", err)
 	}
 }

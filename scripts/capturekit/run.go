@@ -113,7 +113,7 @@ type Cmd struct {
 	OnLine func(p *Proc, line []byte)
 	// Signal interrupts the CLI (default SIGINT) when the mock stalls, one
 	// of the Markers files appears (its value says why), or After has
-	// passed since the start; it goes
+	// passed since the CLI's first request to the mock; it goes
 	// to the process group when Group, else to the process. Wait is the
 	// pause between the cause and the signal (default 1.5 s).
 	Signal  syscall.Signal
@@ -140,7 +140,6 @@ type Proc struct {
 	TimedOut    bool
 	Lines       int // stdout lines
 	Stdout      []byte
-	First       time.Duration // when its first stdout byte came
 	Signal      syscall.Signal
 
 	mu        sync.Mutex
@@ -221,7 +220,6 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	}
 	defer of.Close()
 	_ = os.WriteFile(filepath.Join(r.Scratch, strings.TrimSuffix(c.Stderr, ".txt")+"-argv.txt"), []byte(strings.Join(c.Argv, "\n")+"\n"), 0o644)
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -235,9 +233,6 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(line) > 0 {
-				if p.First == 0 {
-					p.First = time.Since(start)
-				}
 				if _, werr := of.Write(line); werr != nil {
 					copied <- werr
 					return
@@ -259,9 +254,9 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	watch.Add(1)
 	go func() {
 		defer watch.Done()
-		var after <-chan time.Time
-		if c.After > 0 {
-			after = time.After(c.After)
+		var first, after <-chan time.Time
+		if c.After > 0 && r.Mock != nil {
+			first = r.Mock.First()
 		}
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -271,6 +266,8 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 				return
 			case <-r.hung():
 				p.Interrupt("the answer is streaming", c.Wait)
+			case <-first:
+				first, after = nil, time.After(c.After)
 			case <-after:
 				p.Interrupt(fmt.Sprintf("still running after %s", c.After), c.Wait)
 			case <-tick.C:

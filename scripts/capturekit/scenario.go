@@ -38,7 +38,8 @@ type Scenario struct {
 	// session file it wrote (stdout then stays in the scratch folder).
 	Keep string `yaml:"keep"`
 	// Signal is what interrupts the CLI when the run stalls ("" =
-	// SIGINT); Interrupt interrupts it that long after its start.
+	// SIGINT); Interrupt interrupts it that long after its first request
+	// to the mock (a loaded machine can take a minute to start it).
 	Signal    string        `yaml:"signal"`
 	Interrupt time.Duration `yaml:"interrupt"`
 	// Versions override members for one version each: `versions: {1.3.2:
@@ -80,7 +81,8 @@ type Server struct {
 	// Hang puts the server behind `capture mcp-hang`: calls of this tool
 	// never return, and the runner interrupts the CLI while one runs.
 	// Slow puts it behind `capture mcp-slow`: calls of this tool reach it
-	// 2 s late, so a parallel call finishes first.
+	// 5 s late, so a parallel call finishes first (on a loaded machine a
+	// bash `ls` can take 3 s).
 	Hang string `yaml:"hang"`
 	Slow string `yaml:"slow"`
 	// Entry are members the CLI adds to its configuration entry of the

@@ -74,18 +74,7 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	server := s.Server.ConfiguredName()
-	cmd, args, env := r.ServerCommand(&s.Server, false)
-	if len(args) == 0 {
-		// "args": null, as server-missing was captured: Claude Code then
-		// leaves the server out of init.mcp_servers altogether; with
-		// "args": [] it lists it as failed.
-		args = nil
-	}
-	srv := map[string]any{"type": "stdio", "command": cmd, "args": args}
-	if env != nil {
-		srv["env"] = env
-	}
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{server: srv}})
+	cfg := mcpConfig(r, &s.Server)
 	mcpPath := r.Scratch + "/mcp.json"
 	if err := os.WriteFile(mcpPath, cfg, 0o644); err != nil {
 		return err
@@ -326,4 +315,21 @@ func streamEvent(raw json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// mcpConfig is the --mcp-config file for the scenario's server.
+func mcpConfig(r *kit.Run, sv *kit.Server) []byte {
+	cmd, args, env := r.ServerCommand(sv, false)
+	if sv.Command != "" {
+		// "args": null, as server-missing was captured: Claude Code then
+		// leaves the server out of init.mcp_servers altogether; with
+		// "args": [] it lists it as failed.
+		args = nil
+	}
+	srv := map[string]any{"type": "stdio", "command": cmd, "args": args}
+	if env != nil {
+		srv["env"] = env
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{sv.ConfiguredName(): srv}})
+	return b
 }

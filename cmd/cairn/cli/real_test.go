@@ -56,7 +56,7 @@ func equalPtr[T comparable](a, b *T) bool {
 }
 
 // TestRealCodexCaptures audits every stream printed by a real codex binary
-// (testdata/codex/real/VERSION, made by scripts/codex-real/run.sh) and
+// (testdata/codex/real/VERSION, made by scripts/capturekit/run.sh codex) and
 // checks the verdict its want.json gives: status, exit code and every
 // check's state and codes, exactly (for an invalid verdict, null checks and
 // its error's code, record and where, exactly); every report must also
@@ -154,21 +154,21 @@ func readVerdicts(t testing.TB, path string) map[string]realVerdict {
 
 // TestRealClaudeCaptures is TestRealCodexCaptures for the streams printed
 // by real claude binaries (testdata/claude/real/VERSION, made by
-// scripts/claude-real/run.sh).
+// scripts/capturekit/run.sh claude).
 func TestRealClaudeCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/claude/real", "--claude-jsonl", []string{"2.1.290", "2.1.332"})
 }
 
 // TestRealGeminiCaptures is TestRealCodexCaptures for the streams printed
 // by real gemini binaries (testdata/gemini/real/VERSION, made by
-// scripts/gemini-real/run.sh).
+// scripts/capturekit/run.sh gemini).
 func TestRealGeminiCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/gemini/real", "--gemini-jsonl", []string{"0.56.0", "0.61.0"})
 }
 
 // TestRealPiCaptures is TestRealCodexCaptures for the streams printed by
 // real pi binaries (testdata/pi/real/VERSION, made by
-// scripts/pi-real/run.sh): 1.6.0 and 1.3.0 with built-in MCP, 0.86.1 with
+// scripts/capturekit/run.sh pi): 1.6.0 and 1.3.0 with built-in MCP, 0.86.1 with
 // pi-mcp-adapter.
 func TestRealPiCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/pi/real", "--pi-jsonl", []string{"1.3.0", "1.6.0", "0.86.1"})
@@ -176,7 +176,7 @@ func TestRealPiCaptures(t *testing.T) {
 
 // TestRealOpenCodeCaptures is TestRealCodexCaptures for what real opencode
 // binaries printed (testdata/opencode/real/VERSION, made by
-// scripts/opencode-real/run.sh): each run's stdout (--opencode-jsonl) and
+// scripts/capturekit/run.sh opencode): each run's stdout (--opencode-jsonl) and
 // its session's export (--opencode-export).
 func TestRealOpenCodeCaptures(t *testing.T) {
 	runRealCaptures(t, "../../../testdata/opencode/real", "--opencode-jsonl", []string{"1.3.2", "1.18.33"})

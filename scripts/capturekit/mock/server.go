@@ -46,6 +46,7 @@ type Server struct {
 	debug string
 	n     int
 	start time.Time
+	first chan time.Time
 	hang  chan struct{}
 	srv   *http.Server
 }
@@ -62,7 +63,7 @@ func Start(addr string, h Handler, logPath, debugDir string) (*Server, error) {
 		f.Close()
 		return nil, err
 	}
-	s := &Server{h: h, log: f, debug: debugDir, start: time.Now(), hang: make(chan struct{}, 1)}
+	s := &Server{h: h, log: f, debug: debugDir, start: time.Now(), first: make(chan time.Time, 1), hang: make(chan struct{}, 1)}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)
 	return s, nil
@@ -81,6 +82,9 @@ func (s *Server) Requests() int {
 	return s.n
 }
 
+// First is told when the first request comes.
+func (s *Server) First() <-chan time.Time { return s.first }
+
 // Hung is told when an answer stalls (a Hang step): the runner then
 // interrupts the CLI.
 func (s *Server) Hung() <-chan struct{} { return s.hang }
@@ -91,6 +95,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.n++
 	n := s.n
 	s.mu.Unlock()
+	if n == 1 && s.first != nil {
+		s.first <- time.Now()
+	}
 	if s.debug != "" {
 		_ = os.WriteFile(fmt.Sprintf("%s/req-%03d.json", s.debug, n), body, 0o644)
 	}
