@@ -258,6 +258,8 @@ var (
 	SpellCopilot = Spelling{"", "-"}
 	// SpellQwen is Qwen Code's: mcp__S__T, as Claude Code's.
 	SpellQwen = SpellMCP
+	// SpellCline is S__T (Cline CLI).
+	SpellCline = Spelling{"", "__"}
 )
 
 // Resolve finds the tool that name, as spelling sp writes it, names: the

@@ -122,6 +122,7 @@ const (
 	FormatOpenCodeEx = "opencode-export"
 	FormatCopilot    = "copilot-jsonl"
 	FormatQwen       = "qwen-jsonl"
+	FormatCline      = "cline-jsonl"
 	FormatTrajectory = "trajectory"
 )
 

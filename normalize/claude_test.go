@@ -541,7 +541,7 @@ func TestReadersNilReader(t *testing.T) {
 	for name, read := range map[string]normalize.Reader{
 		"codex": normalize.ReadCodex, "claude": normalize.ReadClaude, "gemini": normalize.ReadGemini,
 		"pi": normalize.ReadPi, "opencode": normalize.ReadOpenCode, "opencode-export": normalize.ReadOpenCodeExport,
-		"trajectory": normalize.ReadTrajectory,
+		"trajectory": normalize.ReadTrajectory, "cline": normalize.ReadCline,
 	} {
 		in := read(nil, audit.DefaultRules(false))
 		var ie *audit.InputError

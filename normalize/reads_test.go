@@ -81,6 +81,16 @@ func copilotData(line []byte, c *stream.Checker) [][2]int {
 	return nil
 }
 
+// clineEvent is a checked Cline record's event, where it is an object.
+func clineEvent(line []byte, c *stream.Checker) [][2]int {
+	for _, sp := range c.Root {
+		if name, value := sp.In(line); string(name) == "event" && stream.TypeOf(value) == stream.Object {
+			return [][2]int{{int(sp.ValueStart), int(sp.ValueEnd) - 1}}
+		}
+	}
+	return nil
+}
+
 // TestReadsCoversWhatIsRead checks each JSONL front end's Locate.Reads
 // against every real capture and fixture: with 20 unknown members before
 // and after the members of every object it reads, which puts those past
@@ -97,9 +107,10 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 	pi, _ := filepath.Glob("../testdata/pi/real/*/*.jsonl")
 	opencode, _ := filepath.Glob("../testdata/opencode/real/*/*.jsonl")
 	copilot, _ := filepath.Glob("../testdata/copilot/real/*/*.jsonl")
-	if len(codex) < 10 || len(claude) < 10 || len(gemini) < 10 || len(pi) < 10 || len(opencode) < 10 || len(copilot) < 10 {
-		t.Fatalf("%d codex, %d Claude Code, %d Gemini, %d Pi, %d OpenCode and %d Copilot CLI captures, want the real ones",
-			len(codex), len(claude), len(gemini), len(pi), len(opencode), len(copilot))
+	cline, _ := filepath.Glob("../testdata/cline/real/*/*.jsonl")
+	if len(codex) < 10 || len(claude) < 10 || len(gemini) < 10 || len(pi) < 10 || len(opencode) < 10 || len(copilot) < 10 || len(cline) < 10 {
+		t.Fatalf("%d codex, %d Claude Code, %d Gemini, %d Pi, %d OpenCode, %d Copilot CLI and %d Cline captures, want the real ones",
+			len(codex), len(claude), len(gemini), len(pi), len(opencode), len(copilot), len(cline))
 	}
 	none := func([]byte, *stream.Checker) [][2]int { return nil }
 	codexLocate := lifecycle.Locate
@@ -126,6 +137,10 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 		// The judged records and their data are closed.
 		{"copilot", copilot, stream.Checker{Locate: stream.Locate{Child: "data"}}, copilotData,
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadCopilot(r, audit.DefaultRules(false)) }, 1},
+		// Cline records and events are closed: one unknown member is as
+		// many; its event (Locate.Child) is padded too.
+		{"cline", cline, stream.Checker{Locate: stream.Locate{Child: "event"}}, clineEvent,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadCline(r, audit.DefaultRules(false)) }, 1},
 	} {
 		outcome := func(b []byte) string {
 			in := tc.read(bytes.NewReader(b))

@@ -30,6 +30,7 @@ expect 1 fail eval protocol --claude-jsonl - < testdata/controls/protocol-claude
 expect 0 pass eval protocol --gemini-jsonl testdata/controls/protocol-gemini.jsonl
 expect 0 pass eval protocol --pi-jsonl testdata/controls/protocol-pi.jsonl
 expect 0 pass eval protocol --opencode-jsonl testdata/controls/protocol-opencode.jsonl
+expect 0 pass eval protocol --cline-jsonl testdata/controls/protocol-cline.jsonl
 
 out=$("$cairn" eval protocol --codex-jsonl testdata/controls/protocol-codex.jsonl --json)
 if [ "$out" != '{"schema":"cairn.eval.protocol/v1","enabled":false,"status":"disabled"}' ]; then

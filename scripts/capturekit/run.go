@@ -121,6 +121,12 @@ type Cmd struct {
 	Markers map[string]string
 	After   time.Duration
 	Wait    time.Duration
+	// PIDNamespace runs the CLI in a PID namespace of its own (unshare
+	// -pf --mount-proc), under a bash that waits for it: what the CLI
+	// leaves running (Cline's hub daemon) ends with it, even outside its
+	// process group. bash, not sh: dash, as the namespace's init, exits
+	// 130 after an interrupted child that exited 0.
+	PIDNamespace bool
 }
 
 // Proc is a finished run of the CLI.
@@ -186,6 +192,9 @@ func (r *Run) Exec(c Cmd) (*Proc, error) {
 	}
 	if c.Stderr == "" {
 		c.Stderr = "stderr.txt"
+	}
+	if c.PIDNamespace {
+		c.Argv = append([]string{"unshare", "--pid", "--fork", "--mount-proc", "--", "/bin/bash", "-c", `"$@"; exit $?`, "bash"}, c.Argv...)
 	}
 	stderr, err := os.Create(filepath.Join(r.Scratch, c.Stderr))
 	if err != nil {

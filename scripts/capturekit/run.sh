@@ -3,7 +3,7 @@
 # testdata/CLI/real/VERSION (scripts/README.md says how, and how to add a
 # CLI):
 #
-#   scripts/capturekit/run.sh CLI [VERSION...]    (CLI: claude codex gemini opencode pi copilot qwen)
+#   scripts/capturekit/run.sh CLI [VERSION...]    (CLI: claude codex gemini opencode pi copilot qwen cline)
 #   ONLY=memory-first,no-call scripts/capturekit/run.sh claude 2.1.332
 #
 # Builds the kit (capture, mcpserver) into $CAIRN_CAPTURE_BIN (default

@@ -382,8 +382,8 @@ func TestGitHubAction(t *testing.T) {
 			exit: 0, status: "pass", direct: []string{"pass-cnry.jsonl"}, noSARIF: true},
 		{name: "an unknown format", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: map[string]string{"format": "cnry-format", "paths": "pass-cnry.jsonl", "cairn": "cairn"},
 			exit: 2, status: "error", noSARIF: true,
-			stdout: "::error title=cairn::usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, qwen-jsonl, trajectory",
-			stderr: "cairn: usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, qwen-jsonl, trajectory\nRun 'cairn eval batch --help' for usage.\n"},
+			stdout: "::error title=cairn::usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, qwen-jsonl, cline-jsonl, trajectory",
+			stderr: "cairn: usage error: --format must be one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, qwen-jsonl, cline-jsonl, trajectory\nRun 'cairn eval batch --help' for usage.\n"},
 		{name: "a pattern that matches nothing", files: map[string]string{"pass-cnry.jsonl": pass}, inputs: codex("pass-cnry.jsonl\nruns/*.cnry"),
 			exit: 2, status: "error", stdout: "::error title=cairn::line 2 of the input paths names no file (a path that does not exist, or a pattern that matches nothing)", noSARIF: true},
 		// SPEC §14.1 v4: a listed path that does not exist is an error of

@@ -240,7 +240,7 @@ func TestCompletionInteractiveBash(t *testing.T) {
 		{"cairn eval protocol --codex-jsonl te", tabX, []string{`--codex-jsonl testdata/X`}},
 		{"cairn eval protocol --claude-jsonl a", tabX, []string{`--claude-jsonl a\\ file\.jsonl X`}},
 		{"cairn eval batch --format codex-jsonl di", tabX, []string{`codex-jsonl dir\\ with\\ space/X`}},
-		{"cairn eval batch --format cl", tabX, []string{`--format claude-jsonl X`}},
+		{"cairn eval batch --format cla", tabX, []string{`--format claude-jsonl X`}},
 		{"cairn help ev", tabX, []string{`cairn help eval X`}},
 		{"cairn explain turn_f", tabX, []string{`cairn explain turn_failed X`}},
 	})
@@ -297,7 +297,7 @@ func TestCompletionInteractiveZsh(t *testing.T) {
 		{"cairn eval protocol --codex-jsonl te", tabX, []string{`--codex-jsonl testdata/X`}},
 		{"cairn eval protocol --codex-jsonl=a", tabX, []string{`--codex-jsonl=a\\ file\.jsonl X`}},
 		{"cairn eval batch --format trajectory di", tabX, []string{`trajectory dir\\ with\\ space/X`}},
-		{"cairn eval batch --format cl", tabX, []string{`--format claude-jsonl X`}},
+		{"cairn eval batch --format cla", tabX, []string{`--format claude-jsonl X`}},
 		{"cairn explain turn_f", tabX, []string{`cairn explain turn_failed X`}},
 		{"cairn help ev", tabX, []string{`cairn help eval X`}},
 		// Descriptions from the grammar beside commands, flags and codes.
@@ -343,7 +343,7 @@ func TestCompletionInteractiveFish(t *testing.T) {
 	fish := []string{"fish", "--no-config"}
 	runCompletionCases(t, fish, fishSource, []completionCase{
 		{"cairn eval protocol --codex-jsonl te", tabX, []string{`--codex-jsonl testdata/X`}},
-		{"cairn eval batch --format cl", tabX, []string{`--format claude-jsonl X`}},
+		{"cairn eval batch --format cla", tabX, []string{`--format claude-jsonl X`}},
 		{"cairn eval ", []string{"Tab"}, []string{`protocol +\(Audit whether an agent`}},
 	})
 }

@@ -40,7 +40,7 @@ func TestBashCompletionInBash(t *testing.T) {
 	}{
 		{`cairn eval protocol --codex-jsonl ""`, nil},
 		{`cairn eval protocol --claude-jsonl "a"`, nil},
-		{`cairn eval batch --format c`, []string{"claude-jsonl", "codex-jsonl", "copilot-jsonl"}},
+		{`cairn eval batch --format c`, []string{"claude-jsonl", "cline-jsonl", "codex-jsonl", "copilot-jsonl"}},
 		{`cairn eval batch --format codex-jsonl "t"`, nil},
 		{`cairn eval batch --json ""`, nil},
 		{`cairn eval batch --js`, []string{"--json"}},

@@ -3,7 +3,7 @@
 // (the CI formats are package cireport's), format hints, and exit codes.
 // It holds no audit logic.
 //
-//	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --opencode-export PATH | --copilot-jsonl PATH | --qwen-jsonl PATH | --trajectory PATH)
+//	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --opencode-export PATH | --copilot-jsonl PATH | --qwen-jsonl PATH | --cline-jsonl PATH | --trajectory PATH)
 //	                    [--json | --output FORMAT] [--fail-on LIST] [--sarif-uri URI] [--capture-authorized]
 //	cairn eval batch --format FORMAT [--json | --output FORMAT] [--fail-on LIST] [--sarif-uri URI...]
 //	                 [--capture-authorized] [--jobs N] PATH...

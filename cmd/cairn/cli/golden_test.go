@@ -27,7 +27,7 @@ func TestReportsGolden(t *testing.T) {
 	root := "../../../testdata"
 	type input struct{ path, flag string }
 	var inputs []input
-	for _, format := range []string{"codex", "claude", "gemini", "pi", "opencode", "copilot", "qwen"} {
+	for _, format := range []string{"codex", "claude", "gemini", "pi", "opencode", "copilot", "qwen", "cline"} {
 		err := filepath.WalkDir(filepath.Join(root, format, "real"), func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -36,6 +36,8 @@ func TestReportsGolden(t *testing.T) {
 			case name == "want.json":
 			case strings.HasSuffix(name, ".export.json"):
 				inputs = append(inputs, input{p, "--opencode-export"})
+			case format == "cline" && strings.HasSuffix(name, ".json"):
+				inputs = append(inputs, input{p, "--cline-jsonl"}) // the session's messages file
 			case strings.HasSuffix(name, ".jsonl"):
 				inputs = append(inputs, input{p, "--" + format + "-jsonl"})
 			}
@@ -64,6 +66,8 @@ func TestReportsGolden(t *testing.T) {
 			flag = "--copilot-jsonl"
 		case strings.HasPrefix(name, "protocol-qwen"):
 			flag = "--qwen-jsonl"
+		case strings.HasPrefix(name, "protocol-cline"):
+			flag = "--cline-jsonl"
 		}
 		inputs = append(inputs, input{p, flag})
 	}

@@ -15,14 +15,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// TestGuideManyRuns runs §22's examples as written, with cairn on PATH
+// TestGuideManyRuns runs §23's examples as written, with cairn on PATH
 // (TestMain's), on copies of real Codex captures (a name with a space and
 // one with a newline among them): the local loop of four shards, the
 // Kubernetes Job's command for each index, and the GitHub Actions
 // matrix's audit step for each shard and its summary job's step. Each
 // must print the totals of the unsharded batch and exit with its worst;
 // the Job's and the matrix's shard counts must be what their --shard
-// says. The summary shown in §22 is held to what cairn prints.
+// says. The summary shown in §23 is held to what cairn prints.
 func TestGuideManyRuns(t *testing.T) {
 	needTools(t, "bash", "sh", "find", "sort")
 	dir := t.TempDir()
@@ -210,7 +210,7 @@ func TestGuideManyRuns(t *testing.T) {
 		}
 		_, got, _ := runCapture([]string{"eval", "summarize", f}, nil)
 		if shown := guideBlock(t, "text", "cairn eval summarize: "); shown != got {
-			t.Errorf("§22 shows\n%s\ncairn prints\n%s", shown, got)
+			t.Errorf("§23 shows\n%s\ncairn prints\n%s", shown, got)
 		}
 	})
 }

@@ -27,6 +27,7 @@ func TestLibraryMatchesCLI(t *testing.T) {
 		{"../../../testdata/controls/*.json", "--trajectory", audit.FormatTrajectory},
 		{"../../../testdata/controls/protocol-claude*.jsonl", "--claude-jsonl", audit.FormatClaude},
 		{"../../../testdata/claude/real/2.1.332/*.jsonl", "--claude-jsonl", audit.FormatClaude},
+		{"../../../testdata/cline/real/3.0.65/*.jsonl", "--cline-jsonl", audit.FormatCline},
 	}
 	n := 0
 	for _, set := range sets {

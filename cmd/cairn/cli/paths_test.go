@@ -105,7 +105,7 @@ type realSet struct {
 // realSets gathers every real capture under testdata/*/real, by format.
 func realSets(t testing.TB) []realSet {
 	t.Helper()
-	flags := map[string]string{"codex": "codex-jsonl", "claude": "claude-jsonl", "gemini": "gemini-jsonl", "pi": "pi-jsonl", "opencode": "opencode-jsonl", "copilot": "copilot-jsonl", "qwen": "qwen-jsonl"}
+	flags := map[string]string{"codex": "codex-jsonl", "claude": "claude-jsonl", "gemini": "gemini-jsonl", "pi": "pi-jsonl", "opencode": "opencode-jsonl", "copilot": "copilot-jsonl", "qwen": "qwen-jsonl", "cline": "cline-jsonl"}
 	wants, err := filepath.Glob("../../../testdata/*/real/*/want.json")
 	if err != nil || len(wants) < 10 {
 		t.Fatalf("found %d want.json files under testdata/*/real (%v)", len(wants), err)

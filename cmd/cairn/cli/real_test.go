@@ -222,3 +222,11 @@ func TestRealQwenIsNotClaude(t *testing.T) {
 		}
 	}
 }
+
+// TestRealClineCaptures is TestRealCodexCaptures for the streams printed
+// by the real Cline CLI's native binary (testdata/cline/real/VERSION, made
+// by scripts/capturekit/run.sh cline), and its session's messages file
+// (NAME.json, which want.json names).
+func TestRealClineCaptures(t *testing.T) {
+	runRealCaptures(t, "../../../testdata/cline/real", "--cline-jsonl", []string{"3.0.57", "3.0.65"})
+}

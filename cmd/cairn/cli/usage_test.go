@@ -40,9 +40,9 @@ func TestUsageText(t *testing.T) {
 		sarifCount       = "give --sarif-uri once for each input, in the order of the inputs"
 		shard            = "flag --shard must be I/N, two whole numbers with 0 <= I < N"
 		secondPath       = "eval protocol audits one input; for many files, eval batch --format FORMAT PATH..."
-		inputFlags       = "--codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH, --qwen-jsonl PATH or --trajectory PATH"
+		inputFlags       = "--codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH, --qwen-jsonl PATH, --cline-jsonl PATH or --trajectory PATH"
 		pathWithoutFlag  = "a path needs the input flag of its format: " + inputFlags + " (- reads standard input); for many files, eval batch --format FORMAT PATH..."
-		formatOnProtocol = "eval protocol has no --format: the input flag names the format, one of --codex-jsonl, --claude-jsonl, --gemini-jsonl, --pi-jsonl, --opencode-jsonl, --opencode-export, --copilot-jsonl, --qwen-jsonl or --trajectory; --format is eval batch's"
+		formatOnProtocol = "eval protocol has no --format: the input flag names the format, one of --codex-jsonl, --claude-jsonl, --gemini-jsonl, --pi-jsonl, --opencode-jsonl, --opencode-export, --copilot-jsonl, --qwen-jsonl, --cline-jsonl or --trajectory; --format is eval batch's"
 		badURI           = "flag --sarif-uri takes a URI reference (RFC 3986); percent-encode a path's spaces, #, ?, % and non-ASCII bytes (run%232.jsonl for run#2.jsonl)"
 	)
 	tests := []struct {
@@ -87,9 +87,9 @@ func TestUsageText(t *testing.T) {
 		{"missing value before flag", p("--trajectory", "--json"), "flag --trajectory needs a value", protocol},
 		{"repeated input", p("--codex-jsonl", "a.jsonl", "--codex-jsonl", "b.jsonl"), "flag --codex-jsonl was given more than once; give one input", protocol},
 		{"repeated input attached", p("--trajectory=a", "--trajectory=b"), "flag --trajectory was given more than once; give one input", protocol},
-		{"two inputs", p("--codex-jsonl", "a.jsonl", "--trajectory", "b.json"), "give only one input: --codex-jsonl, --claude-jsonl, --gemini-jsonl, --pi-jsonl, --opencode-jsonl, --opencode-export, --copilot-jsonl, --qwen-jsonl or --trajectory", protocol},
-		{"no input", p("--json"), "give one input: --codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH, --qwen-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
-		{"no input at all", p(), "give one input: --codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH, --qwen-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
+		{"two inputs", p("--codex-jsonl", "a.jsonl", "--trajectory", "b.json"), "give only one input: --codex-jsonl, --claude-jsonl, --gemini-jsonl, --pi-jsonl, --opencode-jsonl, --opencode-export, --copilot-jsonl, --qwen-jsonl, --cline-jsonl or --trajectory", protocol},
+		{"no input", p("--json"), "give one input: --codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH, --qwen-jsonl PATH, --cline-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
+		{"no input at all", p(), "give one input: --codex-jsonl PATH, --claude-jsonl PATH, --gemini-jsonl PATH, --pi-jsonl PATH, --opencode-jsonl PATH, --opencode-export PATH, --copilot-jsonl PATH, --qwen-jsonl PATH, --cline-jsonl PATH or --trajectory PATH (- reads standard input)", protocol},
 		{"stray word", p("--codex-jsonl", "-", "/home/alice/second.jsonl"), secondPath, protocol},
 		{"word after --", p("--codex-jsonl", "-", "--", "Secret"), secondPath, protocol},
 		// SPEC §2 v4: the mistakes a new user makes get an answer.
@@ -100,7 +100,7 @@ func TestUsageText(t *testing.T) {
 		{"format on eval protocol, no format's name", p("--format", "Secret", "run.jsonl"), formatOnProtocol, protocol},
 		{"format on eval protocol, no value", p("--format"), formatOnProtocol, protocol},
 		{"-o a format", p("--codex-jsonl", "-", "-o", "Secret"), "--output must be one of text, json, sarif, junit, github", protocol},
-		{"batch without --format", []string{"eval", "batch", "/home/alice/Secret.jsonl"}, "give --format FORMAT; one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, qwen-jsonl, trajectory", batch},
+		{"batch without --format", []string{"eval", "batch", "/home/alice/Secret.jsonl"}, "give --format FORMAT; one of codex-jsonl, claude-jsonl, gemini-jsonl, pi-jsonl, opencode-jsonl, opencode-export, copilot-jsonl, qwen-jsonl, cline-jsonl, trajectory", batch},
 		{"sarif-uri not a URI reference", p("--codex-jsonl", "-", "--output", "sarif", "--sarif-uri", "runs/Secret #1#2.jsonl"), badURI, protocol},
 		{"sarif-uri not a URI reference in batch", b("--output", "sarif", "--sarif-uri=Sécret.jsonl"), badURI, batch},
 		{"missing code", []string{"explain"}, "give a code or a check's name, or --list", explain},

@@ -50,6 +50,7 @@ var formats = []struct {
 	{"--opencode-export", nil, "opencode/real/1.18.33/memory-first.export.json"},
 	{"--copilot-jsonl", []string{"controls/protocol-copilot.jsonl"}, "copilot/real/1.0.102/parallel-calls.jsonl"},
 	{"--qwen-jsonl", []string{"controls/protocol-qwen.jsonl", "controls/protocol-qwen-bridge.jsonl"}, "qwen/real/0.24.4/parallel-calls.jsonl"},
+	{"--cline-jsonl", []string{"controls/protocol-cline.jsonl"}, "cline/real/3.0.65/parallel-read-first.jsonl"},
 	{"--trajectory", []string{"controls/protocol-narration.json", "controls/protocol-project-search.json"}, ""},
 }
 

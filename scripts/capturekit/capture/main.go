@@ -16,6 +16,7 @@ import (
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
 	"github.com/cairn-audit/cairn/scripts/capturekit/mcp"
 	claude "github.com/cairn-audit/cairn/scripts/claude-real"
+	cline "github.com/cairn-audit/cairn/scripts/cline-real"
 	codex "github.com/cairn-audit/cairn/scripts/codex-real"
 	copilot "github.com/cairn-audit/cairn/scripts/copilot-real"
 	gemini "github.com/cairn-audit/cairn/scripts/gemini-real"
@@ -25,5 +26,5 @@ import (
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec, qwen.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec, qwen.Spec, cline.Spec))
 }
