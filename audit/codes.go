@@ -160,7 +160,7 @@ var codeTable = [numCodes]codeInfo{
 	OrphanResult:             {"orphan_result", KindInvalid, "a tool result names a call_id that was never invoked before it", "audit the complete trajectory; do not remove events"},
 	DuplicateResult:          {"duplicate_result", KindInvalid, "a call_id has a second tool result", "audit the trajectory as exported; each call has one result"},
 
-	TurnIncomplete:          {"turn_incomplete", KindEvidence, "the input ends before the run's terminal record (an interrupted run)", "export a run that finished; an interrupted turn cannot be certified"},
+	TurnIncomplete:          {"turn_incomplete", KindEvidence, "the run did not finish: the input ends before its terminal record, or the run was interrupted", "export a run that finished; an interrupted turn cannot be certified"},
 	TurnFailed:              {"turn_failed", KindEvidence, "the run ended in failure (turn.failed, an error result or record, a failed or aborted attempt)", "rerun the task; a failed turn cannot be certified"},
 	UnknownRecord:           {"unknown_record", KindEvidence, "a record or event kind is not in the supported contract", "check the exporter version; unknown records cannot be certified"},
 	UnknownField:            {"unknown_field", KindEvidence, "a member name or enum value is not in the supported contract", "check the exporter version; unknown fields cannot be certified"},

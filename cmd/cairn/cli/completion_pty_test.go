@@ -388,7 +388,7 @@ func TestCompletionFish(t *testing.T) {
 		{"cairn eval batch --format=t", "--format=trajectory\tAudit a normalized Claude Code, OpenCode or Pi trajectory\n"},
 		{"cairn eval batch --json te", "testdata/\n"},
 		{"cairn explain turn_", "turn_failed\tthe run ended in failure (turn.failed, an error result or record, a failed or aborted attempt)\n" +
-			"turn_incomplete\tthe input ends before the run's terminal record (an interrupted run)\n"},
+			"turn_incomplete\tthe run did not finish: the input ends before its terminal record, or the run was interrupted\n"},
 		{"cairn explain capture_authorization_asserted_", "capture_authorization_asserted_by_caller\tcapture authorization is the caller's assertion, not authenticated consent\n"},
 		{"cairn help ", "catalog\tList, show, check and derive memory catalogs (the memory server an audit judges)\n" +
 			"completion\tPrint a shell completion script (bash, zsh or fish)\n" +
