@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
 	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // The CI formats (SPEC §14.1) on real reports of every input format of
@@ -638,8 +639,8 @@ func ciVocabulary(ins map[string][]ciInput) string {
 	b.WriteString(cireport.SchemaURI + "\n" + cireport.InformationURI + "\n" + cireport.CodesURL + "\n" + version() + "\n")
 	// The documents' own words: what they print for an empty input.
 	for _, output := range []string{"sarif", "junit", "github"} {
-		_, stdout, stderr := privRun([]string{"eval", "protocol", "--codex-jsonl", "-", "--output", output}, nil)
-		b.Write(append(stdout, stderr...))
+		_, stdout, stderr := runCapture([]string{"eval", "protocol", "--codex-jsonl", "-", "--output", output}, map[string]string{"CAIRN_EVAL": "1"})
+		b.WriteString(stdout + stderr)
 	}
 	b.WriteString(ciStructureWords)
 	return b.String()
@@ -660,12 +661,12 @@ func ciNoLeak(t *testing.T, what, vocab string, inputs [][]byte, doc []byte) {
 	seen := map[string]bool{}
 	run := 0
 	for i, c := range doc {
-		if !fzAlnum(c) {
+		if !clitest.Alnum(c) {
 			run = 0
 			continue
 		}
-		if run++; run >= fzWindow {
-			seen[string(doc[i+1-fzWindow:i+1])] = true
+		if run++; run >= clitest.Window {
+			seen[string(doc[i+1-clitest.Window:i+1])] = true
 		}
 	}
 	for w := range seen {
@@ -676,12 +677,12 @@ func ciNoLeak(t *testing.T, what, vocab string, inputs [][]byte, doc []byte) {
 	for _, in := range inputs {
 		run = 0
 		for i, c := range in {
-			if !fzAlnum(c) {
+			if !clitest.Alnum(c) {
 				run = 0
 				continue
 			}
-			if run++; run >= fzWindow && seen[string(in[i+1-fzWindow:i+1])] {
-				t.Fatalf("%s repeats %q from an input", what, in[i+1-fzWindow:i+1])
+			if run++; run >= clitest.Window && seen[string(in[i+1-clitest.Window:i+1])] {
+				t.Fatalf("%s repeats %q from an input", what, in[i+1-clitest.Window:i+1])
 			}
 		}
 	}

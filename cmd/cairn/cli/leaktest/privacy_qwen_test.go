@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"math/rand/v2"
@@ -27,8 +27,8 @@ import (
 // normalize.QwenPlaces(); the variant that keeps the semantics keeps the
 // verdict.
 func TestPrivacyQwenNoInputContent(t *testing.T) {
-	inputs := privCaptures(t, "../../../testdata/qwen/real/*/*.jsonl")
-	scripts, _ := filepath.Glob("../../../testdata/script/qwen_*.txtar")
+	inputs := privCaptures(t, "../../../../testdata/qwen/real/*/*.jsonl")
+	scripts, _ := filepath.Glob("../../../../testdata/script/qwen_*.txtar")
 	for _, s := range scripts {
 		a, err := txtar.ParseFile(s)
 		if err != nil {

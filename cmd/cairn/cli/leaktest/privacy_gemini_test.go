@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"math/rand/v2"
@@ -24,14 +24,14 @@ import (
 // and the rewrite that keeps the semantics keeps the verdict.
 func TestPrivacyGeminiNoInputContent(t *testing.T) {
 	var inputs []privInput
-	for _, in := range privCaptures(t, "../../../testdata/gemini/real/*/*.jsonl") {
+	for _, in := range privCaptures(t, "../../../../testdata/gemini/real/*/*.jsonl") {
 		// --output-format json is one document over many lines: not
 		// records the rewrite can keep the shape of.
 		if !strings.HasSuffix(in.name, "/json-output.jsonl") {
 			inputs = append(inputs, in)
 		}
 	}
-	a, err := txtar.ParseFile("../../../testdata/script/gemini_stream.txtar")
+	a, err := txtar.ParseFile("../../../../testdata/script/gemini_stream.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}

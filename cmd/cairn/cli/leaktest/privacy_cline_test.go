@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"math/rand/v2"
@@ -24,10 +24,10 @@ import (
 // that an end still names its start and a sub-agent its parent.
 func TestPrivacyClineNoInputContent(t *testing.T) {
 	var inputs []privInput
-	if m, _ := filepath.Glob("../../../testdata/cline/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../testdata/cline/real/*/*.jsonl")
+	if m, _ := filepath.Glob("../../../../testdata/cline/real/*/*.jsonl"); len(m) > 0 {
+		inputs = privCaptures(t, "../../../../testdata/cline/real/*/*.jsonl")
 	}
-	scripts, _ := filepath.Glob("../../../testdata/script/cline_*.txtar")
+	scripts, _ := filepath.Glob("../../../../testdata/script/cline_*.txtar")
 	if len(scripts) == 0 {
 		t.Fatal("no cline_*.txtar scripts")
 	}

@@ -1,4 +1,4 @@
-package cli
+package leaktest
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli"
 )
 
 // TestPrivacyTrajectory is the property of SPEC §7.2 for trajectories: no
@@ -83,7 +84,7 @@ func TestPrivacyTrajectory(t *testing.T) {
 						args = append(args, "--capture-authorized")
 					}
 					var stdout, stderr bytes.Buffer
-					got := run(args, stdin, &stdout, &stderr, func(k string) string {
+					got := cli.Run(args, stdin, &stdout, &stderr, func(k string) string {
 						if k == "CAIRN_EVAL" {
 							return "1"
 						}
@@ -561,7 +562,7 @@ func TestPrivacyTrajectoryPaths(t *testing.T) {
 				args = append(args, "--json")
 			}
 			var stdout, stderr bytes.Buffer
-			got := run(args, bytes.NewReader(nil), &stdout, &stderr, func(k string) string {
+			got := cli.Run(args, bytes.NewReader(nil), &stdout, &stderr, func(k string) string {
 				if k == "CAIRN_EVAL" {
 					return "1"
 				}

@@ -1,4 +1,4 @@
-package cli
+package leaktest
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli"
 )
 
 // TestPrivacyNoInputContent proves SPEC §7.2 over many generated codex
@@ -66,7 +67,7 @@ func TestPrivacyNoInputContent(t *testing.T) {
 				}
 				os.Remove(summary)
 				var stdout, stderr bytes.Buffer
-				code := run(args, bytes.NewReader(tc.input), &stdout, &stderr, func(k string) string {
+				code := cli.Run(args, bytes.NewReader(tc.input), &stdout, &stderr, func(k string) string {
 					return map[string]string{"CAIRN_EVAL": "1", "GITHUB_STEP_SUMMARY": summary}[k]
 				})
 				written, _ := os.ReadFile(summary)
@@ -247,13 +248,16 @@ func privFirstLine(b []byte) string {
 	return s
 }
 
+// maxListEntry is the longest entry --paths-from takes (cli's paths.go).
+const maxListEntry = 64 << 10
+
 func privRun(args []string, stdin []byte) (int, []byte, []byte) {
 	return privRunEnv(args, stdin, "1")
 }
 
 func privRunEnv(args []string, stdin []byte, gate string) (int, []byte, []byte) {
 	var stdout, stderr bytes.Buffer
-	code := run(args, bytes.NewReader(stdin), &stdout, &stderr, func(k string) string {
+	code := cli.Run(args, bytes.NewReader(stdin), &stdout, &stderr, func(k string) string {
 		if k == "CAIRN_EVAL" {
 			return gate
 		}
@@ -899,4 +903,11 @@ func (g *privGen) invalidCase(f privFault) privCase {
 		input = append(input, '\n') // a blank last line needs its newline to exist
 	}
 	return privCase{name: "invalid " + f.code, input: input, exit: 2, code: f.code, record: record}
+}
+
+// runCapture is privRunEnv with empty stdin, env as the environment, and
+// the outputs as strings.
+func runCapture(args []string, env map[string]string) (int, string, string) {
+	code, stdout, stderr := privRunEnv(args, nil, env["CAIRN_EVAL"])
+	return code, string(stdout), string(stderr)
 }

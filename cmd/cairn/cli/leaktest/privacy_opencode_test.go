@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"bytes"
@@ -23,10 +23,10 @@ import (
 // call ids renamed consistently.
 func TestPrivacyOpenCodeNoInputContent(t *testing.T) {
 	var inputs []privInput
-	if m, _ := filepath.Glob("../../../testdata/opencode/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../testdata/opencode/real/*/*.jsonl")
+	if m, _ := filepath.Glob("../../../../testdata/opencode/real/*/*.jsonl"); len(m) > 0 {
+		inputs = privCaptures(t, "../../../../testdata/opencode/real/*/*.jsonl")
 	}
-	a, err := txtar.ParseFile("../../../testdata/script/opencode_stream.txtar")
+	a, err := txtar.ParseFile("../../../../testdata/script/opencode_stream.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +43,8 @@ func TestPrivacyOpenCodeNoInputContent(t *testing.T) {
 // (its presence, not its value) and, in some variants, the catalog's tool
 // names; ids renamed consistently.
 func TestPrivacyOpenCodeExportNoInputContent(t *testing.T) {
-	inputs := privCaptures(t, "../../../testdata/opencode/real/*/*.export.json")
-	a, err := txtar.ParseFile("../../../testdata/script/opencode_export.txtar")
+	inputs := privCaptures(t, "../../../../testdata/opencode/real/*/*.export.json")
+	a, err := txtar.ParseFile("../../../../testdata/script/opencode_export.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}

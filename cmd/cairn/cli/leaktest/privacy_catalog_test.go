@@ -1,4 +1,4 @@
-package cli
+package leaktest
 
 import (
 	"math/rand/v2"

@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ func FuzzAuditClaude(f *testing.F) {
 // version) and the streams of testdata/script/claude_stream.txtar.
 func fzClaudeSeeds(tb testing.TB, version string) [][]byte {
 	tb.Helper()
-	paths, err := filepath.Glob("../../../testdata/claude/real/" + version + "/*.jsonl")
+	paths, err := filepath.Glob("../../../../testdata/claude/real/" + version + "/*.jsonl")
 	if err != nil || len(paths) == 0 {
 		tb.Fatalf("no real Claude captures (%v)", err)
 	}
@@ -74,7 +74,7 @@ type claudeCase struct {
 
 func claudeScriptCases(tb testing.TB) []claudeCase {
 	tb.Helper()
-	a, err := txtar.ParseFile("../../../testdata/script/claude_stream.txtar")
+	a, err := txtar.ParseFile("../../../../testdata/script/claude_stream.txtar")
 	if err != nil {
 		tb.Fatal(err)
 	}

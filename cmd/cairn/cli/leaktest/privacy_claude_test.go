@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // TestPrivacyClaudeNoInputContent is the property of SPEC §7.2 for Claude
@@ -42,7 +43,7 @@ import (
 // the report's exit_code, the same in every mode; and in the variant that
 // keeps the semantics the verdict is the original stream's.
 func TestPrivacyClaudeNoInputContent(t *testing.T) {
-	inputs := privCaptures(t, "../../../testdata/claude/real/*/*.jsonl")
+	inputs := privCaptures(t, "../../../../testdata/claude/real/*/*.jsonl")
 	for _, c := range claudeScriptCases(t) {
 		inputs = append(inputs, privInput{"script/" + c.name, c.data})
 	}
@@ -80,7 +81,7 @@ func privCaptures(t *testing.T, pattern string) []privInput {
 // verdict.
 func privacyStreams(t *testing.T, format string, inputs []privInput, rewrite func(*pcGen, *pcNode), r *rand.Rand) {
 	flag := "--" + format
-	if raceEnabled {
+	if clitest.Race {
 		// Under the race detector a third of the inputs: the property is
 		// the plain run's, the race run is for cairn's goroutines.
 		var some []privInput

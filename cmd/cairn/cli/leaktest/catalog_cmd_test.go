@@ -1,4 +1,4 @@
-package cli
+package leaktest
 
 import (
 	"fmt"
@@ -195,7 +195,7 @@ func TestCatalogUsageNoArgumentLeak(t *testing.T) {
 
 // TestCatalogUsageText pins the fixed usage lines of cairn catalog.
 func TestCatalogUsageText(t *testing.T) {
-	sm := "../../../testdata/catalog/tools-list/server-memory-2026.8.31.json"
+	sm := "../../../../testdata/catalog/tools-list/server-memory-2026.8.31.json"
 	derive := func(args ...string) []string {
 		return append([]string{"catalog", "derive", "--tools-list", sm}, args...)
 	}
@@ -241,7 +241,7 @@ func TestCatalogUsageText(t *testing.T) {
 // TestGuideNamesCatalogCodes: the guide's section on memory servers has
 // a row for every code of cairn catalog, with the exit its kind gives.
 func TestGuideNamesCatalogCodes(t *testing.T) {
-	b, err := os.ReadFile("../../../docs/guide.md")
+	b, err := os.ReadFile("../../../../docs/guide.md")
 	if err != nil {
 		t.Fatal(err)
 	}

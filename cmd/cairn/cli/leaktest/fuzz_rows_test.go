@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // FuzzAuditGemini is FuzzAuditClaude for --gemini-jsonl (SPEC §11), seeded
@@ -24,7 +25,7 @@ func FuzzAuditGemini(f *testing.F) {
 	vocab := fzRowVocabulary(audit.FormatGemini, seeds)
 	for _, b := range seeds {
 		f.Add(b)
-		if raceEnabled {
+		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))
@@ -45,7 +46,7 @@ func FuzzAuditPi(f *testing.F) {
 	vocab := fzRowVocabulary(audit.FormatPi, seeds)
 	for _, b := range seeds {
 		f.Add(b)
-		if raceEnabled {
+		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))
@@ -67,7 +68,7 @@ func FuzzAuditCopilot(f *testing.F) {
 	vocab := fzRowVocabulary(audit.FormatCopilot, seeds)
 	for _, b := range seeds {
 		f.Add(b)
-		if raceEnabled {
+		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))
@@ -89,7 +90,7 @@ func FuzzAuditCopilot(f *testing.F) {
 // streams of testdata/script/NAME_stream.txtar.
 func fzRowSeeds(tb testing.TB, name, version string) [][]byte {
 	tb.Helper()
-	return fzSeeds(tb, "../../../testdata/"+name+"/real/"+version+"/*.jsonl", name+"_stream.txtar", ".jsonl")
+	return fzSeeds(tb, "../../../../testdata/"+name+"/real/"+version+"/*.jsonl", name+"_stream.txtar", ".jsonl")
 }
 
 // fzSeeds are the files matching pattern and the files of
@@ -105,7 +106,7 @@ func fzSeeds(tb testing.TB, pattern, script, ext string) [][]byte {
 		}
 		out = append(out, b)
 	}
-	a, err := txtar.ParseFile("../../../testdata/script/" + script)
+	a, err := txtar.ParseFile("../../../../testdata/script/" + script)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func FuzzAuditOpenCode(f *testing.F) {
 	vocab := fzRowVocabulary(audit.FormatOpenCode, seeds)
 	for _, b := range seeds {
 		f.Add(b)
-		if raceEnabled {
+		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))
@@ -141,11 +142,11 @@ func FuzzAuditOpenCode(f *testing.F) {
 // §13): one JSON document, read one message at a time, seeded from the
 // real 1.18.33 exports and opencode_export.txtar.
 func FuzzAuditOpenCodeExport(f *testing.F) {
-	seeds := fzSeeds(f, "../../../testdata/opencode/real/1.18.33/*.export.json", "opencode_export.txtar", ".json")
+	seeds := fzSeeds(f, "../../../../testdata/opencode/real/1.18.33/*.export.json", "opencode_export.txtar", ".json")
 	vocab := fzRowVocabulary(audit.FormatOpenCodeEx, seeds)
 	for _, b := range seeds {
 		f.Add(b)
-		if raceEnabled {
+		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		f.Add(b[:len(b)/2]) // cut short

@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package scripttest
 
 import (
 	"encoding/json"
@@ -16,17 +16,19 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // TestMain registers cairn the way a user's own testscript suite does.
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{"cairn": Main}))
+	os.Exit(testscript.RunMain(m, map[string]func() int{"cairn": cli.Main}))
 }
 
 // TestScript runs the CLI scripts in testdata/script. CAIRN_TEST_UPDATE=1
 // rewrites their golden sections from the actual output.
 func TestScript(t *testing.T) {
-	testdata, err := filepath.Abs("../../../testdata")
+	testdata, err := filepath.Abs("../../../../testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +87,11 @@ func genCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		switch args[0] {
 		case "records":
-			b = genRecords(n)
+			b = clitest.Records(n)
 		case "events":
-			b = genEvents(n)
+			b = clitest.Events(n)
 		default:
-			b = genSize(n)
+			b = clitest.Size(n)
 		}
 		ts.Check(os.WriteFile(ts.MkAbs(args[2]), b, 0o666))
 		return
@@ -108,45 +110,6 @@ func genCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("gen: unknown kind %q", args[0])
 }
 
-func genRecords(n int) []byte {
-	var b strings.Builder
-	b.WriteString("{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n")
-	for i := 2; i < n; i++ {
-		b.WriteString("{\"type\":\"error\",\"message\":\"m\"}\n")
-	}
-	return []byte(b.String())
-}
-
-func genEvents(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"schema_version":1,"session_id":"s","harness":"pi","project_root":"/p",` +
-		`"started_at":"2026-10-07T00:00:00Z","ended_at":"2026-10-07T00:01:00Z",` +
-		`"capture":{"captured_at":"2026-10-07T00:01:00Z","omitted_reasoning_blocks":0,"omitted_unknown_records":0,"truncated":false},"events":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"sequence":%d,"kind":"user_input","payload":{"text":"u"}}`, i)
-	}
-	b.WriteString("]}\n")
-	return []byte(b.String())
-}
-
-// genSize pads the first record of a passing export with spaces (JSON
-// white space) to make the file exactly n bytes.
-func genSize(n int) []byte {
-	rest := "{\"type\":\"turn.started\"}\n" +
-		`{"type":"item.started","item":{"id":"a","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"},"result":null,"error":null,"status":"in_progress"}}` + "\n" +
-		`{"type":"item.completed","item":{"id":"a","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project"},"result":{"content":[],"structured_content":{"mode":"substring","count":0,"results":[]}},"error":null,"status":"completed"}}` + "\n" +
-		`{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0}}` + "\n"
-	head := `{"type":"thread.started","thread_id":"t"}`
-	pad := n - len(head) - 1 - len(rest)
-	if pad < 0 {
-		pad = 0
-	}
-	return []byte(head + strings.Repeat(" ", pad) + "\n" + rest)
-}
-
 // mkfifoCmd makes a named pipe: mkfifo FILE.
 func mkfifoCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
@@ -155,10 +118,10 @@ func mkfifoCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(mkfifo(ts.MkAbs(args[0])))
 }
 
-// readReport decodes the --json report on stdout (fzReportJSON, the same
+// readReport decodes the --json report on stdout (clitest.Report, the same
 // strict reading the fuzz targets use).
-func readReport(ts *testscript.TestScript) fzReportJSON {
-	var r fzReportJSON
+func readReport(ts *testscript.TestScript) clitest.Report {
+	var r clitest.Report
 	out := ts.ReadFile("stdout")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		ts.Fatalf("stdout is not a JSON report: %v", err)

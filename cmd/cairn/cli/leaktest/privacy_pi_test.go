@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"math/rand/v2"
@@ -23,10 +23,10 @@ import (
 // toolCall.
 func TestPrivacyPiNoInputContent(t *testing.T) {
 	var inputs []privInput
-	if m, _ := filepath.Glob("../../../testdata/pi/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../testdata/pi/real/*/*.jsonl")
+	if m, _ := filepath.Glob("../../../../testdata/pi/real/*/*.jsonl"); len(m) > 0 {
+		inputs = privCaptures(t, "../../../../testdata/pi/real/*/*.jsonl")
 	}
-	a, err := txtar.ParseFile("../../../testdata/script/pi_stream.txtar")
+	a, err := txtar.ParseFile("../../../../testdata/script/pi_stream.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"math/rand/v2"
@@ -26,11 +26,11 @@ import (
 // semantics keeps the verdict.
 func TestPrivacyCopilotNoInputContent(t *testing.T) {
 	var inputs []privInput
-	if m, _ := filepath.Glob("../../../testdata/copilot/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../testdata/copilot/real/*/*.jsonl")
+	if m, _ := filepath.Glob("../../../../testdata/copilot/real/*/*.jsonl"); len(m) > 0 {
+		inputs = privCaptures(t, "../../../../testdata/copilot/real/*/*.jsonl")
 	}
 	for _, script := range []string{"copilot_stream.txtar", "copilot_catalog.txtar"} {
-		a, err := txtar.ParseFile("../../../testdata/script/" + script)
+		a, err := txtar.ParseFile("../../../../testdata/script/" + script)
 		if err != nil {
 			t.Fatal(err)
 		}

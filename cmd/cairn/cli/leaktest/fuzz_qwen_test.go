@@ -1,12 +1,13 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // FuzzAuditQwen is FuzzAuditGemini for --qwen-jsonl (SPEC §18), seeded
@@ -19,7 +20,7 @@ func FuzzAuditQwen(f *testing.F) {
 	vocab := fzRowVocabulary(audit.FormatQwen, seeds)
 	for _, b := range seeds {
 		f.Add(b)
-		if raceEnabled {
+		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))

@@ -1,4 +1,4 @@
-package cli
+package leaktest
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/normalize"
 )
@@ -27,13 +28,13 @@ import (
 // digits appears on stdout or stderr, unless the report's own vocabulary
 // contains it (see fzVocabulary).
 func FuzzAudit(f *testing.F) {
-	paths, err := filepath.Glob("../../../testdata/codex/*.jsonl")
+	paths, err := filepath.Glob("../../../../testdata/codex/*.jsonl")
 	if err != nil {
 		f.Fatal(err)
 	}
-	paths = append(paths, "../../../testdata/controls/protocol-codex.jsonl")
+	paths = append(paths, "../../../../testdata/controls/protocol-codex.jsonl")
 	// What the newest real codex printed (testdata/codex/real).
-	real, _ := filepath.Glob("../../../testdata/codex/real/0.171.0/*.jsonl")
+	real, _ := filepath.Glob("../../../../testdata/codex/real/0.171.0/*.jsonl")
 	paths = append(paths, real...)
 	var fixtures [][]byte
 	for _, p := range paths {
@@ -100,7 +101,7 @@ func fuzzAuditInput(t *testing.T, vocab string, flag, format string, in []byte) 
 // FuzzAuditTrajectory is FuzzAudit for --trajectory: arbitrary bytes, as a
 // normalized trajectory on standard input, with the same properties.
 func FuzzAuditTrajectory(f *testing.F) {
-	paths, err := filepath.Glob("../../../testdata/controls/*.json")
+	paths, err := filepath.Glob("../../../../testdata/controls/*.json")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -152,49 +153,11 @@ func fzTrajectoryVocabulary(docs [][]byte) string {
 	return b.String()
 }
 
-// fzReportJSON is the report, read strictly.
-type fzReportJSON struct {
-	Schema   string `json:"schema"`
-	Enabled  bool   `json:"enabled"`
-	Status   string `json:"status"`
-	ExitCode int    `json:"exit_code"`
-	Input    struct {
-		Format  string  `json:"format"`
-		Source  string  `json:"source"`
-		Harness *string `json:"harness"`
-		SHA256  *string `json:"sha256"`
-		Bytes   int64   `json:"bytes"`
-		Records int     `json:"records"`
-		Events  int     `json:"events"`
-	} `json:"input"`
-	Policy struct {
-		Catalog           string `json:"catalog"`
-		CaptureAuthorized bool   `json:"capture_authorized"`
-		SHA256            string `json:"sha256"`
-	} `json:"policy"`
-	Checks *map[string]struct {
-		State string   `json:"state"`
-		Codes []string `json:"codes"`
-	} `json:"checks"`
-	Counts   map[string]int `json:"counts"`
-	Findings []struct {
-		Code   string  `json:"code"`
-		Record *int    `json:"record"`
-		Where  *string `json:"where"`
-	} `json:"findings"`
-	Error *struct {
-		Code   string  `json:"code"`
-		Record *int    `json:"record"`
-		Where  *string `json:"where"`
-	} `json:"error"`
-	Limitations []string `json:"limitations"`
-}
-
 var fzExitStatus = map[int]string{0: "pass", 1: "fail", 2: "invalid", 3: "inconclusive"}
 
 // fzReport checks the shape of a --json report and its agreement with the
 // exit code and stderr.
-func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzReportJSON {
+func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) clitest.Report {
 	t.Helper()
 	if !bytes.HasSuffix(stdout, []byte("\n")) || bytes.Count(stdout, []byte("\n")) != 1 {
 		t.Fatalf("stdout is not one line: %q", stdout)
@@ -212,7 +175,7 @@ func fzReport(t *testing.T, format string, code int, stdout, stderr []byte) fzRe
 	if len(members) != len(reportMembers) {
 		t.Fatalf("report has %d members, want %d", len(members), len(reportMembers))
 	}
-	var rep fzReportJSON
+	var rep clitest.Report
 	dec := json.NewDecoder(bytes.NewReader(stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -307,7 +270,7 @@ func fzPlaces(format string) map[string]bool {
 // fzFindings checks the findings of a report with checks: each names a code
 // of the checks, a record within the input and a place of the contract,
 // once per (code, where), by record (the input as a whole last) then code.
-func fzFindings(t *testing.T, format string, rep fzReportJSON) {
+func fzFindings(t *testing.T, format string, rep clitest.Report) {
 	t.Helper()
 	reported := map[string]bool{}
 	for _, c := range *rep.Checks {
@@ -374,12 +337,6 @@ func fzVocabulary(f *testing.F, fixtures [][]byte) string {
 	return b.String()
 }
 
-func fzAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-const fzWindow = 8
-
 // fzNoLeak fails when an 8-character window of a run of letters and digits
 // of the input appears in out and is not part of the report vocabulary.
 func fzNoLeak(t *testing.T, vocab string, in, out []byte) {
@@ -387,12 +344,12 @@ func fzNoLeak(t *testing.T, vocab string, in, out []byte) {
 	seen := map[uint64]bool{}
 	run := 0
 	for i, c := range out {
-		if !fzAlnum(c) {
+		if !clitest.Alnum(c) {
 			run = 0
 			continue
 		}
-		if run++; run >= fzWindow {
-			seen[binary.LittleEndian.Uint64(out[i+1-fzWindow:])] = true
+		if run++; run >= clitest.Window {
+			seen[binary.LittleEndian.Uint64(out[i+1-clitest.Window:])] = true
 		}
 	}
 	if len(seen) == 0 {
@@ -400,14 +357,14 @@ func fzNoLeak(t *testing.T, vocab string, in, out []byte) {
 	}
 	run = 0
 	for i, c := range in {
-		if !fzAlnum(c) {
+		if !clitest.Alnum(c) {
 			run = 0
 			continue
 		}
-		if run++; run < fzWindow {
+		if run++; run < clitest.Window {
 			continue
 		}
-		w := in[i+1-fzWindow : i+1]
+		w := in[i+1-clitest.Window : i+1]
 		if seen[binary.LittleEndian.Uint64(w)] && !strings.Contains(vocab, string(w)) {
 			t.Fatalf("output repeats %q from the input:\n%s", w, out)
 		}

@@ -1,12 +1,13 @@
 //go:build !wasip1
 
-package cli
+package leaktest
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // FuzzAuditCline is FuzzAuditGemini for --cline-jsonl (SPEC §19), seeded
@@ -20,7 +21,7 @@ func FuzzAuditCline(f *testing.F) {
 	vocab := fzRowVocabulary(audit.FormatCline, seeds)
 	for _, b := range seeds {
 		f.Add(b)
-		if raceEnabled {
+		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))

@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package cli
+package chunktest
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/cairn-audit/cairn/cmd/cairn/cli"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 	"github.com/cairn-audit/cairn/stream/streamtest"
 )
 
@@ -65,7 +67,7 @@ func chunkInputs(t *testing.T) []chunkInput {
 	t.Helper()
 	var ins []chunkInput
 	for _, pattern := range []string{"codex/*.jsonl", "controls/*", "lab/*.jsonl"} {
-		paths, err := filepath.Glob(filepath.Join("../../../testdata", pattern))
+		paths, err := filepath.Glob(filepath.Join("../../../../testdata", pattern))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +79,7 @@ func chunkInputs(t *testing.T) []chunkInput {
 			ins = append(ins, chunkInput{name: pattern[:strings.IndexByte(pattern, '/')] + "/" + filepath.Base(p), data: b})
 		}
 	}
-	archives, err := filepath.Glob("../../../testdata/script/*.txtar")
+	archives, err := filepath.Glob("../../../../testdata/script/*.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +103,11 @@ func chunkInputs(t *testing.T) []chunkInput {
 // empty input, deep nesting after an encoding problem.
 func chunkEdgeInputs(t *testing.T) []chunkInput {
 	t.Helper()
-	codex, err := os.ReadFile("../../../testdata/controls/protocol-codex.jsonl")
+	codex, err := os.ReadFile("../../../../testdata/controls/protocol-codex.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	traj, err := os.ReadFile("../../../testdata/controls/protocol-project-search.json")
+	traj, err := os.ReadFile("../../../../testdata/controls/protocol-project-search.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func chunkEdgeInputs(t *testing.T) []chunkInput {
 func chunkRun(t *testing.T, args []string, stdin io.Reader) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(args, stdin, &stdout, &stderr, func(k string) string {
+	code := cli.Run(args, stdin, &stdout, &stderr, func(k string) string {
 		if k == "CAIRN_EVAL" {
 			return "1"
 		}
@@ -220,7 +222,7 @@ func TestStdinChunkingIsInvisible(t *testing.T) {
 	// With -short or the race detector, the shipped inputs are read only
 	// one byte at a time and in the rotating way.
 	const fixed = 3
-	light := testing.Short() || raceEnabled
+	light := testing.Short() || clitest.Race
 	var mu sync.Mutex
 	failed := map[string]int{}
 	runs := 0
@@ -287,11 +289,11 @@ func TestStdinChunkingIsInvisible(t *testing.T) {
 // is input_too_large, which needs runAudit to make it so once the drained
 // total is known — see the report of the change that added this test.)
 func TestStdinLargePastTheLimit(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || clitest.Race {
 		t.Skip("16 MiB inputs, millions of Reads")
 	}
 	t.Parallel()
-	over := genSize(16<<20 + 1)
+	over := clitest.Size(16<<20 + 1)
 	late := bytes.Clone(over)
 	late[len(late)-100] = 0xFF // in the last line, which crosses the limit
 	text := strings.Repeat("x", 16<<20)
@@ -309,7 +311,7 @@ func TestStdinLargePastTheLimit(t *testing.T) {
 	}{
 		{"codex one byte over", "--codex-jsonl", "input_too_large", over},
 		{"codex invalid UTF-8 before the limit", "--codex-jsonl", "input_not_utf8", late},
-		{"codex malformed line 3", "--codex-jsonl", "malformed_json", badThird(17 << 20)},
+		{"codex malformed line 3", "--codex-jsonl", "malformed_json", clitest.BadThird(17 << 20)},
 		{"trajectory over", "--trajectory", "input_too_large", traj},
 		{"trajectory invalid UTF-8 before the limit", "--trajectory", "input_not_utf8", trajLate},
 		{"trajectory invalid UTF-8 then deep nesting before the limit", "--trajectory", "input_not_utf8", trajDeep},

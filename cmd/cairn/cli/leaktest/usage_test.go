@@ -1,7 +1,6 @@
-package cli
+package leaktest
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -10,8 +9,6 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/alecthomas/kong"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -571,18 +568,4 @@ func FuzzUsage(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestUsageGeneric checks the fallback: an error kong did not classify for
-// us gets the one generic line and the top-level help.
-func TestUsageGeneric(t *testing.T) {
-	parser, err := kong.New(newCLI(), kong.Name("cairn"), grammarVars())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	writeUsage(&b, classifyUsage(errors.New("Secret"), []string{"Secret"}, parser.Model.Node))
-	if want := "cairn: usage error: " + usageGenericText + "\nRun 'cairn --help' for usage.\n"; b.String() != want {
-		t.Errorf("usage for an unclassified error: got %q, want %q", b.String(), want)
-	}
 }
