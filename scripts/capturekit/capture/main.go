@@ -25,5 +25,6 @@ import (
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec, qwen.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec, qwen.Spec,
+		claude.Memory, gemini.Memory))
 }
