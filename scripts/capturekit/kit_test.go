@@ -218,7 +218,7 @@ func TestLoadMemoryRows(t *testing.T) {
 	if w, _ := json.Marshal(ss[2].Want.Verdict()); string(p) != string(w) {
 		t.Errorf("a row without a catalog: %s, want %s", p, w)
 	}
-	if line := MemoryReadmeLine(&ss[1].Scenario); !strings.Contains(line, "**fail (exit 1; memory_first fail tool_before_project_search)** under `--catalog mcp-server-memory` `--memory-server kg`; **inconclusive (exit 3;") {
+	if line := MemoryReadmeLine(&ss[1].Scenario); !strings.Contains(line, "**fail (exit 1; memory_first fail tool_before_project_search)** under `--catalog mcp-server-memory` `--memory-server kg`: . Under cairn-memory/1: **inconclusive (exit 3;") {
 		t.Errorf("README line %s", line)
 	}
 }

@@ -93,11 +93,11 @@ func MemoryReadmeLine(s *Scenario) string {
 	for _, m := range s.MemoryServers {
 		under += " `--memory-server " + m + "`"
 	}
-	line := fmt.Sprintf("- `%s.jsonl` — %s. **%s** under %s", s.Name, s.About, v.Describe(true, ""), under)
+	line := fmt.Sprintf("- `%s.jsonl` — %s. **%s** under %s: %s.", s.Name, s.About, v.Describe(true, ""), under, s.Why)
 	if v.Default != nil {
-		line += fmt.Sprintf("; **%s** under cairn-memory/1", v.Default.Describe(true, ""))
+		line += fmt.Sprintf(" Under cairn-memory/1: **%s**.", v.Default.Describe(true, ""))
 	}
-	return line + ": " + s.Why + ".\n"
+	return line + "\n"
 }
 
 // Server is the MCP server a scenario configures: the kit's scripted one
