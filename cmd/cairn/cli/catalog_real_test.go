@@ -100,6 +100,7 @@ func TestRealCatalogCaptures(t *testing.T) {
 					args = append(args, "--memory-server", s)
 				}
 				stdout := auditCatalogCapture(t, flag, path, args, wv.realVerdict, schema)
+				noCaptureValues(t, path, flag, args)
 				var rep struct {
 					Policy      struct{ Catalog string }
 					Limitations []string
@@ -121,6 +122,7 @@ func TestRealCatalogCaptures(t *testing.T) {
 				bt.paths, bt.reports = append(bt.paths, path), append(bt.reports, stdout)
 				t.Run("cairn-memory", func(t *testing.T) {
 					stdout := auditCatalogCapture(t, flag, path, nil, *wv.Default, schema)
+					noCaptureValues(t, path, flag, nil)
 					if err := json.Unmarshal(stdout, &rep); err != nil || rep.Policy.Catalog != "cairn-memory/1" {
 						t.Errorf("policy.catalog %q, want cairn-memory/1", rep.Policy.Catalog)
 					}
@@ -162,7 +164,11 @@ func auditCatalogCapture(t *testing.T, flag, path string, args []string, want re
 	}
 	validate(t, schema, filepath.Base(path), []byte(stdout))
 	if diff := verdictDiff(code, got, want); diff != "" {
-		t.Errorf("%s: %s\n%s", strings.Join(args, " "), diff, stdout)
+		under := strings.Join(args, " ")
+		if under == "" {
+			under = "cairn-memory/1"
+		}
+		t.Errorf("under %s: %s\n%s", under, diff, stdout)
 	}
 	return []byte(stdout)
 }
@@ -191,4 +197,115 @@ func sortedNames(m map[string]catalogVerdict) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// noCaptureValues audits the capture at path (JSON and human reports) and
+// checks that none of its own strings reaches stdout or stderr (SPEC
+// §7.2): every string value and member name of 8 bytes or more, and those
+// of the JSON documents inside strings (a tool's result), but the
+// contract's vocabulary (lowercase words with _ and ., as record types and
+// places are) and the built-in catalogs' names the report prints: ids,
+// paths, entity names, observations, scopes, titles, timestamps.
+func noCaptureValues(t *testing.T, path, flag string, args []string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				walk(k)
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case string:
+			if len(v) >= 8 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz_.") != "" && !slices.Contains([]string{"cairn-memory", "mcp-server-memory", "ai-devkit-memory"}, v) {
+				values[v] = true
+			}
+			var inner any
+			if json.Unmarshal([]byte(v), &inner) == nil {
+				walk(inner)
+			}
+		}
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var v any
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatal(err)
+		}
+		walk(v)
+	}
+	if len(values) < 10 {
+		t.Fatalf("only %d strings in %s", len(values), path)
+	}
+	for _, mode := range [][]string{{"--json"}, nil} {
+		argv := append(append([]string{"eval", "protocol", flag, path}, args...), mode...)
+		_, stdout, stderr := runCapture(argv, map[string]string{"CAIRN_EVAL": "1"})
+		for v := range values {
+			if strings.Contains(stdout, v) || strings.Contains(stderr, v) {
+				t.Errorf("%v: the capture's %q is in the output", argv[4:], v)
+			}
+		}
+	}
+}
+
+// TestRealCatalogCapturesSawSavedToolsList: the MCP tools Claude Code
+// listed in the init record of each real-server capture (mcp__S__TOOL, S
+// the registered name) are exactly the tools of that server's saved
+// tools/list answer (testdata/catalog/tools-list), which the catalog
+// command's tests check the built-in catalogs against: the captures and
+// the saved answers are of one server.
+func TestRealCatalogCapturesSawSavedToolsList(t *testing.T) {
+	lists := map[string]string{"server-memory": "server-memory-2026.8.31.json", "ai-devkit": "ai-devkit-memory-0.20.1.json"}
+	paths, _ := filepath.Glob("../../../testdata/catalog/real/claude/*/*/*.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no real Claude Code captures with a real memory server")
+	}
+	for _, p := range paths {
+		server := filepath.Base(filepath.Dir(p))
+		b, err := os.ReadFile(filepath.Join("../../../testdata/catalog/tools-list", lists[server]))
+		if err != nil {
+			t.Fatalf("%s: %v", server, err)
+		}
+		var list struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		if err := json.Unmarshal(b, &list); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, tool := range list.Result.Tools {
+			want = append(want, tool.Name)
+		}
+		f, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var init struct {
+			Subtype    string
+			Tools      []string
+			MCPServers []struct{ Name, Status string } `json:"mcp_servers"`
+		}
+		if err := json.Unmarshal(bytes.SplitN(f, []byte("\n"), 2)[0], &init); err != nil || init.Subtype != "init" || len(init.MCPServers) != 1 || init.MCPServers[0].Status != "connected" {
+			t.Fatalf("%s: the first record is not an init with one connected server (%v)", p, err)
+		}
+		var got []string
+		for _, tool := range init.Tools {
+			if bare, ok := strings.CutPrefix(tool, "mcp__"+init.MCPServers[0].Name+"__"); ok {
+				got = append(got, bare)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: init lists %v, the saved tools/list %v", p, got, want)
+		}
+	}
 }
