@@ -24,7 +24,8 @@ import (
 // no path reaches stdout or stderr, and every where is one of
 // normalize.ClaudePlaces().
 //
-// Every real capture (testdata/claude/real, every version) and every stream
+// Every real capture (testdata/claude/real, every version, and those with
+// real memory servers in testdata/catalog/real/claude) and every stream
 // of testdata/script/claude_stream.txtar is rewritten, from a fixed seed, in
 // several variants where every JSON string value holds a fresh canary
 // ("cnry" and 16 letters), except the values the semantics need (the
@@ -44,6 +45,7 @@ import (
 // keeps the semantics the verdict is the original stream's.
 func TestPrivacyClaudeNoInputContent(t *testing.T) {
 	inputs := privCaptures(t, "../../../../testdata/claude/real/*/*.jsonl")
+	inputs = append(inputs, privCaptures(t, "../../../../testdata/catalog/real/claude/*/*/*.jsonl")...)
 	for _, c := range claudeScriptCases(t) {
 		inputs = append(inputs, privInput{"script/" + c.name, c.data})
 	}

@@ -14,7 +14,8 @@ import (
 
 // TestPrivacyGeminiNoInputContent is TestPrivacyClaudeNoInputContent for
 // Gemini CLI streams (SPEC §11): every real capture
-// (testdata/gemini/real, every version) and every stream of
+// (testdata/gemini/real, every version, and testdata/catalog/real/gemini)
+// and every stream of
 // gemini_stream.txtar, rewritten so that every JSON string value is a
 // canary except the values the semantics need (record types, role,
 // status, and in some variants the catalog's tool names, update_topic,
@@ -24,7 +25,8 @@ import (
 // and the rewrite that keeps the semantics keeps the verdict.
 func TestPrivacyGeminiNoInputContent(t *testing.T) {
 	var inputs []privInput
-	for _, in := range privCaptures(t, "../../../../testdata/gemini/real/*/*.jsonl") {
+	captures := privCaptures(t, "../../../../testdata/gemini/real/*/*.jsonl")
+	for _, in := range append(captures, privCaptures(t, "../../../../testdata/catalog/real/gemini/*/*/*.jsonl")...) {
 		// --output-format json is one document over many lines: not
 		// records the rewrite can keep the shape of.
 		if !strings.HasSuffix(in.name, "/json-output.jsonl") {
