@@ -314,6 +314,7 @@ type actionCase struct {
 }
 
 func TestGitHubAction(t *testing.T) {
+	t.Parallel()
 	needTools(t, "bash")
 	if _, err := exec.LookPath("cairn"); err != nil {
 		t.Skip("no cairn on PATH")

@@ -45,6 +45,7 @@ var catalogRealFormats = map[string]string{"claude": "--claude-jsonl", "gemini":
 // verdict without its capture or without its catalog, or a CLI, version or
 // server without captures fails.
 func TestRealCatalogCaptures(t *testing.T) {
+	t.Parallel()
 	root := "../../../testdata/catalog/real"
 	schema := reportSchema(t)
 	wants, err := filepath.Glob(filepath.Join(root, "*", "*", "want.json"))

@@ -692,6 +692,7 @@ func ciNoLeak(t *testing.T, what, vocab string, inputs [][]byte, doc []byte) {
 // every format's inputs (ciInputs), and eval protocol over one input of
 // each outcome, and validates what they print.
 func TestCIFormatsOnRealReports(t *testing.T) {
+	t.Parallel()
 	schema := sarifSchema(t)
 	all := ciInputs(t)
 	vocab := ciVocabulary(all)

@@ -171,6 +171,7 @@ func multitoolFindings(t *testing.T, mt, config string, files []string) (finding
 // SARIF document of any outcome, and does on documents missing what it
 // asks for (the check is not vacuous).
 func TestSARIFMultitool(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the SARIF multitool takes a minute")
 	}
@@ -242,6 +243,7 @@ func TestSARIFMultitool(t *testing.T) {
 // Jenkins' junit-10.xsd (testdata/junit), and one without what it requires
 // is not.
 func TestJUnitSchema(t *testing.T) {
+	t.Parallel()
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {
 		t.Skip("no xmllint: install Debian's libxml2-utils (.ci/run does where it can)")

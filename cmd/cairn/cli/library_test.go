@@ -18,6 +18,7 @@ import (
 // every fixture, control and real capture, from a file and from stdin,
 // with and without --capture-authorized.
 func TestLibraryMatchesCLI(t *testing.T) {
+	t.Parallel()
 	sets := []struct {
 		glob, flag, format string
 	}{

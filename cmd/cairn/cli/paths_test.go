@@ -169,6 +169,7 @@ func writeList(t *testing.T, paths []string, null bool) string {
 // whether the paths are arguments, a list, or both; and the worst of the
 // shards' exits is the batch's.
 func TestShardsReassemble(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"CAIRN_EVAL": "1"}
 	rank := map[int]int{0: 0, 3: 1, 1: 2, 2: 3}
 	for _, set := range realSets(t) {

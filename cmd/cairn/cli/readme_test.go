@@ -17,6 +17,7 @@ import (
 // N"; none means 0), and that the test command is there (it is what .ci/run
 // runs).
 func TestReadmeCommands(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -170,6 +170,7 @@ func TestWriteErrorNotClaimedWithoutWrite(t *testing.T) {
 // testscript.Main installs it on PATH) with stdout on /dev/full, where
 // every write fails with ENOSPC.
 func TestWriteErrorDevFull(t *testing.T) {
+	t.Parallel()
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
 		t.Skipf("no /dev/full: %v", err)

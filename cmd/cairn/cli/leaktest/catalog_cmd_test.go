@@ -20,6 +20,7 @@ import (
 // no canary from a description, a title, a schema or a property the
 // search does not require may reach its catalog either.
 func TestPrivacyCatalogCmd(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(30) {
 		g := &privGen{r: rand.New(rand.NewPCG(seed, 16))}
 		dir := filepath.Join(t.TempDir(), g.c())
@@ -169,6 +170,7 @@ func catalogUsageCases() []usageCase {
 // 4-character piece, may reach stdout or stderr; a usage error is the same
 // two lines whatever the canary.
 func TestCatalogUsageNoArgumentLeak(t *testing.T) {
+	t.Parallel()
 	n := 49 // seven of each kind of canary
 	if testing.Short() {
 		n = 14
@@ -195,6 +197,7 @@ func TestCatalogUsageNoArgumentLeak(t *testing.T) {
 
 // TestCatalogUsageText pins the fixed usage lines of cairn catalog.
 func TestCatalogUsageText(t *testing.T) {
+	t.Parallel()
 	sm := "../../../../testdata/catalog/tools-list/server-memory-2026.8.31.json"
 	derive := func(args ...string) []string {
 		return append([]string{"catalog", "derive", "--tools-list", sm}, args...)
@@ -241,6 +244,7 @@ func TestCatalogUsageText(t *testing.T) {
 // TestGuideNamesCatalogCodes: the guide's section on memory servers has
 // a row for every code of cairn catalog, with the exit its kind gives.
 func TestGuideNamesCatalogCodes(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../../../docs/guide.md")
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +267,7 @@ func TestGuideNamesCatalogCodes(t *testing.T) {
 // lacks, check counts every finding and lists the first 256 (text and
 // JSON).
 func TestCatalogCheckListsAtMost(t *testing.T) {
+	t.Parallel()
 	var tools []string
 	for i := range 300 {
 		tools = append(tools, fmt.Sprintf(`{"name":"t%d"}`, i))

@@ -15,6 +15,7 @@ import (
 // refuses, at every place a problem can be; and in tool and server names,
 // which the patterns allow to look like a canary's letters.
 func TestPrivacyCatalogFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stream := filepath.Join(dir, "run.jsonl")
 	if err := os.WriteFile(stream, []byte(catalogPrivacyStream), 0o644); err != nil {

@@ -44,6 +44,7 @@ import (
 // the report's exit_code, the same in every mode; and in the variant that
 // keeps the semantics the verdict is the original stream's.
 func TestPrivacyClaudeNoInputContent(t *testing.T) {
+	t.Parallel()
 	inputs := privCaptures(t, "../../../../testdata/claude/real/*/*.jsonl")
 	inputs = append(inputs, privCaptures(t, "../../../../testdata/catalog/real/claude/*/*/*.jsonl")...)
 	for _, c := range claudeScriptCases(t) {

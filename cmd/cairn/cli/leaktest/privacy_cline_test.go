@@ -23,6 +23,7 @@ import (
 // agent and task id and every other tool name renamed consistently, so
 // that an end still names its start and a sub-agent its parent.
 func TestPrivacyClineNoInputContent(t *testing.T) {
+	t.Parallel()
 	var inputs []privInput
 	if m, _ := filepath.Glob("../../../../testdata/cline/real/*/*.jsonl"); len(m) > 0 {
 		inputs = privCaptures(t, "../../../../testdata/cline/real/*/*.jsonl")

@@ -25,6 +25,7 @@ import (
 // every where is a place of the format, and the rewrite that keeps the
 // semantics keeps the verdict.
 func TestPrivacyCopilotNoInputContent(t *testing.T) {
+	t.Parallel()
 	var inputs []privInput
 	if m, _ := filepath.Glob("../../../../testdata/copilot/real/*/*.jsonl"); len(m) > 0 {
 		inputs = privCaptures(t, "../../../../testdata/copilot/real/*/*.jsonl")

@@ -24,6 +24,7 @@ import (
 // canary reaches stdout or stderr, every where is a place of the format,
 // and the rewrite that keeps the semantics keeps the verdict.
 func TestPrivacyGeminiNoInputContent(t *testing.T) {
+	t.Parallel()
 	var inputs []privInput
 	captures := privCaptures(t, "../../../../testdata/gemini/real/*/*.jsonl")
 	for _, in := range append(captures, privCaptures(t, "../../../../testdata/catalog/real/gemini/*/*/*.jsonl")...) {

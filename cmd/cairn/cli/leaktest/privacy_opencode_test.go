@@ -22,6 +22,7 @@ import (
 // variants, the catalog's tool names, invalid and task; the session id and
 // call ids renamed consistently.
 func TestPrivacyOpenCodeNoInputContent(t *testing.T) {
+	t.Parallel()
 	var inputs []privInput
 	if m, _ := filepath.Glob("../../../../testdata/opencode/real/*/*.jsonl"); len(m) > 0 {
 		inputs = privCaptures(t, "../../../../testdata/opencode/real/*/*.jsonl")
@@ -43,6 +44,7 @@ func TestPrivacyOpenCodeNoInputContent(t *testing.T) {
 // (its presence, not its value) and, in some variants, the catalog's tool
 // names; ids renamed consistently.
 func TestPrivacyOpenCodeExportNoInputContent(t *testing.T) {
+	t.Parallel()
 	inputs := privCaptures(t, "../../../../testdata/opencode/real/*/*.export.json")
 	a, err := txtar.ParseFile("../../../../testdata/script/opencode_export.txtar")
 	if err != nil {

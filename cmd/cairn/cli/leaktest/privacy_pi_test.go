@@ -22,6 +22,7 @@ import (
 // string of a call's arguments too, so that a start still matches its
 // toolCall.
 func TestPrivacyPiNoInputContent(t *testing.T) {
+	t.Parallel()
 	var inputs []privInput
 	if m, _ := filepath.Glob("../../../../testdata/pi/real/*/*.jsonl"); len(m) > 0 {
 		inputs = privCaptures(t, "../../../../testdata/pi/real/*/*.jsonl")

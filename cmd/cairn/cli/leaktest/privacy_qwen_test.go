@@ -27,6 +27,7 @@ import (
 // normalize.QwenPlaces(); the variant that keeps the semantics keeps the
 // verdict.
 func TestPrivacyQwenNoInputContent(t *testing.T) {
+	t.Parallel()
 	inputs := privCaptures(t, "../../../../testdata/qwen/real/*/*.jsonl")
 	scripts, _ := filepath.Glob("../../../../testdata/script/qwen_*.txtar")
 	for _, s := range scripts {

@@ -24,6 +24,7 @@ import (
 // appear on stdout, stderr or in the step summary; the exit code and
 // status must be the ones the case was built for.
 func TestPrivacyNoInputContent(t *testing.T) {
+	t.Parallel()
 	g := &privGen{r: rand.New(rand.NewPCG(0x63617269, 0x726e2d70))}
 	dir := filepath.Join(t.TempDir(), g.c())
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -152,6 +153,7 @@ func TestPrivacyNoInputContent(t *testing.T) {
 // never repeat an argument: an unknown flag, a stray word, a flag value or
 // a path that names a canary.
 func TestPrivacyArgumentsNotEchoed(t *testing.T) {
+	t.Parallel()
 	g := &privGen{r: rand.New(rand.NewPCG(7, 11))}
 	tmp := filepath.Join(t.TempDir(), g.c())
 	if err := os.Mkdir(tmp, 0o755); err != nil {

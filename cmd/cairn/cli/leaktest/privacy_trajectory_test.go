@@ -25,6 +25,7 @@ import (
 //
 // The documents are random; CAIRN_PRIVACY_SEED=N replays one run.
 func TestPrivacyTrajectory(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	if s := os.Getenv("CAIRN_PRIVACY_SEED"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
@@ -528,6 +529,7 @@ func (g *trajGen) invalid() trajCase {
 // found, a directory, a symbolic link, a link among its parents) or named in
 // a usage error is never printed either, in either output mode.
 func TestPrivacyTrajectoryPaths(t *testing.T) {
+	t.Parallel()
 	g := &trajGen{r: rand.New(rand.NewPCG(rand.Uint64(), 1))}
 	dir := t.TempDir()
 	real := filepath.Join(dir, g.canary())

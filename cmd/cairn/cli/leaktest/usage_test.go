@@ -17,6 +17,7 @@ import (
 // message, chosen by the kind of error, and the help of the command being
 // typed.
 func TestUsageText(t *testing.T) {
+	t.Parallel()
 	const (
 		root       = "Run 'cairn --help' for usage."
 		eval       = "Run 'cairn eval --help' for usage."
@@ -256,6 +257,7 @@ func usageCases() []usageCase {
 // with Go and JSON escapes undone. A usage error's stderr must also be the
 // same for every canary: it is fixed text.
 func TestUsageNoArgumentLeak(t *testing.T) {
+	t.Parallel()
 	n := 100
 	if testing.Short() {
 		n = 20
@@ -505,6 +507,7 @@ func unescape(s string) string {
 // TestUnescape checks the test's own reader of escapes on what kong's %q
 // and encoding/json make of a canary.
 func TestUnescape(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"a\x01b\x7f\xffc", "É\u202e\t\"\\", "😀x", "\xed\xa0\x80"} {
 		for _, quoted := range []string{strconv.Quote(s), fmt.Sprintf("%q", s), strconv.QuoteToASCII(s)} {
 			if got := unescape(quoted); got != `"`+s+`"` {
@@ -520,6 +523,7 @@ func TestUnescape(t *testing.T) {
 // TestUsageCanaryDetector checks that the leak check catches the ways a
 // canary comes back: as it is, lower-cased, quoted, or cut short.
 func TestUsageCanaryDetector(t *testing.T) {
+	t.Parallel()
 	c := "AbC\x01dÉf\xffGhij"
 	for _, out := range []string{
 		c, strings.ToLower(c), strconv.Quote(c), fmt.Sprintf("unknown flag -%q", c[:5]),
