@@ -378,11 +378,11 @@ func batchLine(pos int, rep *audit.Report) string {
 	if rep.Error != nil {
 		codes = append(codes, rep.Error.Code.String())
 	} else if ch := rep.Checks; ch != nil {
-		for _, c := range ch.List() {
-			if c.Check.State == audit.Pass {
+		for _, v := range ch.All() {
+			if v.State == audit.Pass {
 				continue
 			}
-			for _, code := range c.Check.Codes {
+			for _, code := range v.Codes {
 				if !containsCode(codes, code.String()) {
 					codes = append(codes, code.String())
 				}

@@ -61,17 +61,17 @@ func writeHuman(w io.Writer, r *audit.Report, color bool) {
 		fmt.Fprintf(w, "%-22s %s at %s: %s\n", "error", r.Error.Code, where, r.Error.Code.Meaning())
 		fmt.Fprintf(w, "%-22s %s (cairn explain %s)\n", "next", r.Error.Code.Next(), r.Error.Code)
 	} else if ch := r.Checks; ch != nil {
-		for _, row := range ch.List() {
-			codes := make([]string, len(row.Check.Codes))
-			for i, code := range row.Check.Codes {
+		for k, v := range ch.All() {
+			codes := make([]string, len(v.Codes))
+			for i, code := range v.Codes {
 				codes[i] = code.String()
 			}
-			state := fmt.Sprintf("%-12s", row.Check.State)
+			state := fmt.Sprintf("%-12s", v.State)
 			if color {
-				state = paint(string(row.Check.State)) + strings.Repeat(" ", 12-len(row.Check.State))
+				state = paint(string(v.State)) + strings.Repeat(" ", 12-len(v.State))
 			}
-			line := strings.TrimRight(fmt.Sprintf("%-22s %s %s", row.Name, state, strings.Join(codes, " ")), " ")
-			if row.Check.State != audit.Pass && len(codes) > 0 {
+			line := strings.TrimRight(fmt.Sprintf("%-22s %s %s", k, state, strings.Join(codes, " ")), " ")
+			if v.State != audit.Pass && len(codes) > 0 {
 				line += "  (cairn explain " + codes[0] + ")"
 			}
 			fmt.Fprintln(w, line)

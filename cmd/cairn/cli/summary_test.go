@@ -12,8 +12,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/cairn-audit/cairn/audit"
 )
 
 // realReports is the batch output (--json) of every real capture, format
@@ -59,7 +57,7 @@ func TestSummarizeMatchesWantJSON(t *testing.T) {
 	want := map[string]any{}
 	statuses := map[string]int{"pass": 0, "fail": 0, "inconclusive": 0, "invalid": 0, "disabled": 0}
 	checks := map[string]map[string]int{}
-	for _, name := range audit.CheckNames() {
+	for _, name := range checkNames() {
 		checks[name] = map[string]int{"pass": 0, "fail": 0, "inconclusive": 0}
 	}
 	codes := map[string]int{}
