@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
 func humanReport(color bool) string {
@@ -20,7 +21,8 @@ func humanReport(color bool) string {
 		DirectWriteBoundary: audit.Verdict{State: audit.Pass, Codes: []audit.Code{}},
 	})
 	var b bytes.Buffer
-	writeHuman(&b, r, color)
+	text, _ := render.FormatNamed("text")
+	text.New(&b, render.Options{Color: color}).Input(render.Input{Position: 1, Report: r})
 	return b.String()
 }
 

@@ -1,4 +1,4 @@
-package cireport
+package render
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ type githubWriter struct {
 	left       map[string]int // findings not printed, by level
 }
 
-func newGitHub(w io.Writer, opts Options) *githubWriter {
+func newGitHub(w io.Writer, opts Options) Writer {
 	return &githubWriter{w: w, summary: opts.Summary, opts: opts, printed: map[string]int{}, left: map[string]int{}}
 }
 

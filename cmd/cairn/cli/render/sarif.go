@@ -1,4 +1,4 @@
-package cireport
+package render
 
 import (
 	"encoding/json"
@@ -189,7 +189,7 @@ const (
 	sarifResultIndent = "        "
 )
 
-func newSARIF(w io.Writer, opts Options) *sarifWriter {
+func newSARIF(w io.Writer, opts Options) Writer {
 	s := &sarifWriter{w: w, opts: opts}
 	var tool sarifTool
 	tool.Driver.Name = "cairn"
@@ -328,7 +328,7 @@ func indent(v any, prefix string) string {
 	b, err := json.MarshalIndent(v, prefix, "  ")
 	if err != nil {
 		// Fixed texts, numbers and digests only.
-		panic("cireport: a SARIF part does not encode")
+		panic("render: a SARIF part does not encode")
 	}
 	return string(b)
 }

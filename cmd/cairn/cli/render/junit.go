@@ -1,4 +1,4 @@
-package cireport
+package render
 
 import (
 	"encoding/xml"
@@ -49,7 +49,7 @@ type junitWriter struct {
 	w io.Writer
 }
 
-func newJUnit(w io.Writer, opts Options) *junitWriter {
+func newJUnit(w io.Writer, opts Options) Writer {
 	io.WriteString(w, xml.Header)
 	io.WriteString(w, `<testsuites name="cairn">`+"\n")
 	return &junitWriter{w: w}
@@ -69,7 +69,7 @@ func (j *junitWriter) suite(s junitSuite) {
 	}
 	b, err := xml.MarshalIndent(s, "  ", "  ")
 	if err != nil {
-		panic("cireport: a JUnit suite does not encode")
+		panic("render: a JUnit suite does not encode")
 	}
 	j.w.Write(append(b, '\n'))
 }
