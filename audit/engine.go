@@ -16,14 +16,17 @@ const (
 	EventCall EventKind = iota + 1
 	// EventResult is the final result of an earlier Call with the same Ref.
 	EventResult
-	// EventNarration is model text (agent_message, model_output): never evidence.
+	// EventNarration is model text (Codex's agent_message, a trajectory's
+	// model_output, every CLI's assistant text): never evidence.
 	EventNarration
 	// EventReasoning is a reasoning item: counted only.
 	EventReasoning
 	// EventCounted is any other record that is only counted (todo lists, notices,
 	// user input).
 	EventCounted
-	// EventStreamError is a top-level codex `error` record: counted, not judged.
+	// EventStreamError is an error the CLI printed in its stream (Codex's
+	// top-level `error` record, another CLI's error event or error
+	// result): counted in stream_errors, not judged.
 	EventStreamError
 	// EventUnknown is a record or event kind outside the contract.
 	EventUnknown
