@@ -489,26 +489,34 @@ func (d *Decoder) decodeItem(line []byte, members []stream.Span, id, typ int, re
 		}
 	}
 	if t == McpToolCall {
-		// A present member's value is never empty; a present status is
-		// never NoStatus.
-		switch {
-		case it.Server == nil:
-			return rec.violation(itemPaths[McpToolCall][nServer])
-		case it.Tool == nil:
-			return rec.violation(itemPaths[McpToolCall][nTool])
-		case it.Arguments == nil:
-			return rec.violation(itemPaths[McpToolCall][nArguments])
-		case it.Status == NoStatus:
-			return rec.violation(itemPaths[McpToolCall][nStatus])
+		if code := mcpCall(it, rec); code != 0 {
+			return code
 		}
-		it.Server = stream.Unquote(it.Server)
-		it.Tool = stream.Unquote(it.Tool)
 	} else {
 		it.Tool = nil // a collab_tool_call's: not kept
 	}
 	it.Num = itemNum(idText)
 	it.Key = itemKey(idText, it.Num)
 	it.Identity = d.identity(idText, typText, it, it.Arguments)
+	return 0
+}
+
+// mcpCall checks that an MCP call's item has its server, tool, arguments
+// and status, and unquotes the server and tool. A present member's value
+// is never empty; a present status is never NoStatus.
+func mcpCall(it *Item, rec *Record) audit.Code {
+	switch {
+	case it.Server == nil:
+		return rec.violation(itemPaths[McpToolCall][nServer])
+	case it.Tool == nil:
+		return rec.violation(itemPaths[McpToolCall][nTool])
+	case it.Arguments == nil:
+		return rec.violation(itemPaths[McpToolCall][nArguments])
+	case it.Status == NoStatus:
+		return rec.violation(itemPaths[McpToolCall][nStatus])
+	}
+	it.Server = stream.Unquote(it.Server)
+	it.Tool = stream.Unquote(it.Tool)
 	return 0
 }
 

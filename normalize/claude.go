@@ -511,6 +511,12 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if unknown || text != nil {
 		c.unknownField(claudeToolUse)
 	}
+	return c.toolUse(id, name, input, caller, sub, aborted)
+}
+
+// toolUse is an assistant's tool_use block, its members read: a call, of
+// the main agent unless sub or the caller is a program, or tool discovery.
+func (c *Claude) toolUse(id, name, input, caller []byte, sub, aborted bool) error {
 	switch {
 	case stream.TypeOf(id) != stream.String || len(id) <= 2:
 		return c.violation("assistant.tool_use.id")

@@ -176,27 +176,32 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 		}
 		return o.add(audit.Event{Kind: audit.EventCounted})
 	case "step_finish":
-		reason := p.reason
-		if stream.TypeOf(reason) != stream.String {
-			return o.violation("step_finish.part.reason")
-		}
-		o.lastReason = ocReasonOther
-		switch {
-		case stream.TextIs(reason, "stop"):
-			o.lastReason = ocReasonStop
-		case stream.TextIs(reason, "tool-calls"):
-			o.lastReason = ocReasonToolCalls
-		}
-		if err := o.endStep(); err != nil {
-			return err
-		}
-		return o.add(audit.Event{Kind: audit.EventCounted, Where: ocStepFinish})
+		return o.stepFinish(p.reason)
 	case "text":
 		return o.add(audit.Event{Kind: audit.EventNarration, Where: ocText})
 	case "reasoning":
 		return o.add(audit.Event{Kind: audit.EventReasoning})
 	}
 	return o.toolUse(p)
+}
+
+// stepFinish ends the open step and notes why the model stopped
+// (reason): the last step's reason tells End whether the run finished.
+func (o *OpenCode) stepFinish(reason []byte) error {
+	if stream.TypeOf(reason) != stream.String {
+		return o.violation("step_finish.part.reason")
+	}
+	o.lastReason = ocReasonOther
+	switch {
+	case stream.TextIs(reason, "stop"):
+		o.lastReason = ocReasonStop
+	case stream.TextIs(reason, "tool-calls"):
+		o.lastReason = ocReasonToolCalls
+	}
+	if err := o.endStep(); err != nil {
+		return err
+	}
+	return o.add(audit.Event{Kind: audit.EventCounted, Where: ocStepFinish})
 }
 
 // toolUse takes a tool part in its final state: a call of the open step

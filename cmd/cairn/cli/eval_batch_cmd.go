@@ -163,15 +163,8 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 	// the process's exit, SPEC §10, unless the batch stops early.
 	failing := audit.StatusPass
 	var hints batchHints
-	// A signal stops the batch with its document closed, when cairn is
-	// the process (Main).
-	var interrupt <-chan os.Signal
-	if ownsProcess {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, stopSignals...)
-		defer signal.Stop(ch)
-		interrupt = ch
-	}
+	interrupt, release := interrupts()
+	defer release()
 	var stop *stopCode
 	listErr, err, interrupted := auditInOrder(src, jobs, opts, interrupt, func(pos int, rep *audit.Report) bool {
 		openDoc()
@@ -193,31 +186,21 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	var le *listError
-	errors.As(listErr, &le)
-	switch {
-	case interrupted:
-		stop = &stopInterrupted
-	case le != nil && le.problem == listNothing:
+	s, nothing := ending(listErr, interrupted)
+	if nothing {
 		return listFailed(e, listErr)
-	case listErr != nil:
-		s := stopListUnreadable
-		if le != nil {
-			s = stopOf(le)
-		}
-		stop = &s
+	}
+	if s != nil {
+		stop = s
 	}
 	openDoc()
 	hints.write(e.stderr)
-	status := failing.ExitCode()
-	if stop != nil {
-		status = 2
-	}
 	var docStop *render.Stop
 	if stop != nil {
 		docStop = stop.stop()
 	}
-	status = doc.end(e, status, docStop)
+	// A stop makes the exit 2 (document.end).
+	status := doc.end(e, failing.ExitCode(), docStop)
 	switch {
 	case listErr != nil:
 		return listFailed(e, listErr)
@@ -225,6 +208,40 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 		fmt.Fprintln(e.stderr, interruptedText)
 	}
 	return statusError(status)
+}
+
+// interrupts is the channel of the signals that stop a batch with its
+// document closed (stopSignals), when cairn is the process (Main), and
+// the function that stops their delivery; a nil channel otherwise.
+func interrupts() (<-chan os.Signal, func()) {
+	if !ownsProcess {
+		return nil, func() {}
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// ending is why a batch ended before its last input, given how its audits
+// ended (auditInOrder): a signal, or a problem with its list of paths;
+// nil when neither stopped it. nothing reports that the list held no path
+// at all, which is the list's problem alone: no document, exit 2.
+func ending(listErr error, interrupted bool) (stop *stopCode, nothing bool) {
+	var le *listError
+	errors.As(listErr, &le)
+	switch {
+	case interrupted:
+		return &stopInterrupted, false
+	case le != nil && le.problem == listNothing:
+		return nil, true
+	case listErr != nil:
+		s := stopListUnreadable
+		if le != nil {
+			s = stopOf(le)
+		}
+		return &s, false
+	}
+	return nil, false
 }
 
 // interruptedText is the line of a batch a signal stopped.
