@@ -78,21 +78,28 @@ type Record map[string]json.RawMessage
 // Str is member k's string value ("" for anything else).
 func (r Record) Str(k string) string { return Str(r[k]) }
 
-// EachRecord calls fn for every line of the captures in dir whose names
-// end in suffix, in file name order; rec is nil for a line that is not a
-// JSON object. name is the file's name without suffix.
+// EachRecord calls fn for every line of the captures in dir and its
+// folders whose names end in suffix, in file name order; rec is nil for a
+// line that is not a JSON object. name is the file's path below dir
+// without suffix.
 func EachRecord(dir, suffix string, fn func(name string, line []byte, rec Record)) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*"+suffix))
 	if err != nil {
 		return err
 	}
+	sub, err := filepath.Glob(filepath.Join(dir, "*", "*"+suffix))
+	if err != nil {
+		return err
+	}
+	files = append(files, sub...)
 	sort.Strings(files)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		name := strings.TrimSuffix(filepath.Base(f), suffix)
+		rel, _ := filepath.Rel(dir, f)
+		name := strings.TrimSuffix(filepath.ToSlash(rel), suffix)
 		for _, line := range bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n")) {
 			if len(line) == 0 {
 				continue

@@ -3,7 +3,10 @@
 package capturekit
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +180,95 @@ func TestCheck(t *testing.T) {
 	capture(`{"text":"see /root/.ssh/id_rsa (or /tmp/other)"}` + "\n")
 	if err := r.Check(ok, 0); err == nil || !strings.Contains(err.Error(), "/root/.ssh/id_rsa") || !strings.Contains(err.Error(), "/tmp/other") {
 		t.Errorf("a foreign path: %v", err)
+	}
+}
+
+// TestLoadMemoryRows: an anchor set in one row is used in the next (a
+// whole server, a merge with another name, a verdict), and want.json
+// records the catalog, the --memory-server names and the verdict under
+// cairn-memory/1 only for a row with a catalog.
+func TestLoadMemoryRows(t *testing.T) {
+	ss, err := Load[testRow]([]byte(`
+- name: sm/first
+  server: &sm {name: memory, npm: ["@example/memory-server@1.0.0"], bin: m, seed: [{tool: create_entities, args: {entities: [{name: a}]}}]}
+  catalog: mcp-server-memory
+  want: [pass, pass, pass, pass]
+  want_default: &def [pass, inconclusive memory_server_unavailable, inconclusive memory_server_unavailable, inconclusive opaque_tool_effects]
+- name: sm/kg
+  server: {<<: *sm, name: kg}
+  catalog: mcp-server-memory
+  memory_servers: [kg]
+  want: [pass, fail tool_before_project_search, pass, pass]
+  want_default: *def
+- name: plain
+  want: [pass, pass, pass, pass]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv := ss[1].Server; sv.Name != "kg" || sv.Bin != "m" || len(sv.Seed) != 1 || sv.Seed[0].Tool != "create_entities" || ss[0].Server.Name != "memory" {
+		t.Errorf("servers %+v, %+v", ss[0].Server, sv)
+	}
+	v, _ := json.Marshal(ss[1].Verdict())
+	if want := `{"status":"fail","exit_code":1,"checks":{"evidence_complete":{"state":"pass","codes":[]},"memory_first":{"state":"fail","codes":["tool_before_project_search"]},"retrieval_result":{"state":"pass","codes":[]},"direct_write_boundary":{"state":"pass","codes":[]}},` +
+		`"catalog":"mcp-server-memory","memory_servers":["kg"],"default_catalog":{"status":"inconclusive","exit_code":3,"checks":{"evidence_complete":{"state":"pass","codes":[]},"memory_first":{"state":"inconclusive","codes":["memory_server_unavailable"]},"retrieval_result":{"state":"inconclusive","codes":["memory_server_unavailable"]},"direct_write_boundary":{"state":"inconclusive","codes":["opaque_tool_effects"]}}}}`; string(v) != want {
+		t.Errorf("verdict\n%s\nwant\n%s", v, want)
+	}
+	p, _ := json.Marshal(ss[2].Verdict())
+	if w, _ := json.Marshal(ss[2].Want.Verdict()); string(p) != string(w) {
+		t.Errorf("a row without a catalog: %s, want %s", p, w)
+	}
+	if line := MemoryReadmeLine(&ss[1].Scenario); !strings.Contains(line, "**fail (exit 1; memory_first fail tool_before_project_search)** under `--catalog mcp-server-memory` `--memory-server kg`: . Under cairn-memory/1: **inconclusive (exit 3;") {
+		t.Errorf("README line %s", line)
+	}
+}
+
+// TestSeed: initialize, the initialized notification, then each call,
+// each after the answer before it; an isError result or a JSON-RPC error
+// stops it.
+func TestSeed(t *testing.T) {
+	calls := []SeedCall{{Tool: "store", Args: map[string]any{"text": "x"}}, {Tool: "tag", Args: map[string]any{}}}
+	for _, tc := range []struct {
+		answers []string // the server's answer to each request with an id
+		fail    string
+	}{
+		{[]string{`{"protocolVersion":"2025-06-18"}`, `{"content":[]}`, `{"content":[],"isError":false}`}, ""},
+		{[]string{`{}`, `{"content":[],"isError":true}`}, "store answered"},
+	} {
+		toServer, fromSeed := io.Pipe()
+		fromServer, toSeed := io.Pipe()
+		var got []string
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			br := bufio.NewReader(toServer)
+			n := 0
+			for {
+				line, err := br.ReadBytes('\n')
+				if err != nil {
+					return
+				}
+				var m struct {
+					ID     *int   `json:"id"`
+					Method string `json:"method"`
+				}
+				_ = json.Unmarshal(line, &m)
+				got = append(got, m.Method)
+				if m.ID != nil && n < len(tc.answers) {
+					// A log line and a notification first: seed skips them.
+					fmt.Fprintf(toSeed, "not json\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":%s}\n", *m.ID, tc.answers[n])
+					n++
+				}
+			}
+		}()
+		err := seed(fromSeed, fromServer, calls)
+		fromSeed.Close()
+		<-done
+		switch {
+		case tc.fail == "" && err != nil, tc.fail != "" && (err == nil || !strings.Contains(err.Error(), tc.fail)):
+			t.Errorf("answers %v: error %v, want %q", tc.answers, err, tc.fail)
+		case tc.fail == "" && strings.Join(got, ",") != "initialize,notifications/initialized,tools/call,tools/call":
+			t.Errorf("requests %v", got)
+		}
 	}
 }

@@ -17,7 +17,8 @@ import (
 // Spec is one captured CLI: what the kit needs to know of it. S is its
 // scenario row type, a struct that embeds Scenario.
 type Spec[S any, P row[S]] struct {
-	// Name is the subcommand, the testdata folder (testdata/NAME/real) and
+	// Name is the subcommand, the testdata folder (testdata/NAME/real,
+	// unless Root) and
 	// the program's name in messages; the CLI works in /tmp/cairn-NAME-work,
 	// a run's HOME and logs are under /tmp/cairn-NAME-run/VERSION/SCENARIO,
 	// npm installs into /tmp/cairn-NAME-npm/VERSION.
@@ -35,6 +36,9 @@ type Spec[S any, P row[S]] struct {
 	// Allowed are more path prefixes a capture may name (the CLI's own
 	// temporary folders).
 	Allowed []string
+	// Root is the testdata folder of the version folders (default
+	// testdata/NAME/real).
+	Root string
 	// CompactWant writes want.json one entry a line.
 	CompactWant bool
 	// Install installs the CLI (i.NPM) and says how to run it (i.Argv,
@@ -112,7 +116,12 @@ func (s *Spec[S, P]) common() *common {
 
 // root is testdata/NAME/real, from the repository's root (the working
 // folder run.sh gives).
-func (s *Spec[S, P]) root() string { return filepath.Join("testdata", s.Name, "real") }
+func (s *Spec[S, P]) root() string {
+	if s.Root != "" {
+		return s.Root
+	}
+	return filepath.Join("testdata", s.Name, "real")
+}
 
 func (s *Spec[S, P]) main(args []string) error {
 	src, err := fs.ReadFile(s.Files, "scenarios.yaml")
@@ -241,7 +250,7 @@ func (s *Spec[S, P]) capture(versions []string, table []P) error {
 			return err
 		}
 		if only == "" {
-			for _, pat := range []string{"*.jsonl", "*.json", "*.shape.txt", "*.requests.txt", "inventory.txt"} {
+			for _, pat := range []string{"*.jsonl", "*.json", "*.shape.txt", "*.requests.txt", "inventory.txt", "*/*.jsonl", "*/*.shape.txt", "*/*.requests.txt"} {
 				old, _ := filepath.Glob(filepath.Join(out, pat))
 				for _, f := range old {
 					_ = os.Remove(f)
@@ -359,7 +368,7 @@ func (s *Spec[S, P]) wants(dir string, sc P) map[string]Verdict {
 	if s.Wants != nil {
 		return s.Wants(dir, sc)
 	}
-	return map[string]Verdict{sc.Base().Name + ".jsonl": sc.Base().Want.Verdict()}
+	return map[string]Verdict{sc.Base().Name + ".jsonl": sc.Base().Verdict()}
 }
 
 // rewant is `capture NAME want VERSION`: want.json anew from the table for

@@ -344,10 +344,14 @@ func (r *Run) Capture(s *Scenario, p *Proc, glob string) (b []byte, note string,
 }
 
 // Keep writes a capture into the version's folder: name (a .jsonl or
-// .json file) and its shape (name's stem + .shape.txt). Check then makes
-// sure it names no path outside the kit's folders.
+// .json file; a scenario named FOLDER/NAME keeps it in that folder) and its
+// shape (name's stem + .shape.txt). Check then makes sure it names no path
+// outside the kit's folders.
 func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte) error {
 	path := filepath.Join(r.Out, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return err
 	}
@@ -363,7 +367,11 @@ func (r *Run) Keep(name string, b []byte, shape func([]byte) []byte) error {
 // then the mock's request log.
 func (r *Run) Requests(scenario, meta string) error {
 	lb, _ := os.ReadFile(r.Scratch + "/requests.log")
-	return os.WriteFile(filepath.Join(r.Out, scenario+".requests.txt"), append([]byte(meta), lb...), 0o644)
+	path := filepath.Join(r.Out, scenario+".requests.txt")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(meta), lb...), 0o644)
 }
 
 // Finish writes <scenario>.requests.txt and checks the run.

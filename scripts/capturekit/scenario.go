@@ -4,6 +4,7 @@ package capturekit
 
 import (
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -34,6 +35,14 @@ type Scenario struct {
 	// Exit is the CLI's exit code the run must end with (-1: any but 0).
 	Exit int  `yaml:"exit"`
 	Want Want `yaml:"want"`
+	// Catalog is the catalog (SPEC §16) a capture of a real memory server
+	// is audited under (`--catalog NAME`), MemoryServers its
+	// `--memory-server` names, and WantDefault the verdict SPEC demands of
+	// the same capture under the default catalog cairn-memory/1: want.json
+	// records the three (Scenario.Verdict).
+	Catalog       string   `yaml:"catalog"`
+	MemoryServers []string `yaml:"memory_servers"`
+	WantDefault   *Want    `yaml:"want_default"`
 	// Keep is what <name>.jsonl holds: "" the CLI's stdout, "session" the
 	// session file it wrote (stdout then stays in the scratch folder).
 	Keep string `yaml:"keep"`
@@ -60,6 +69,37 @@ func (s *Scenario) Script(prompt string) mock.Script {
 	return mock.Script{Name: s.Name, Prompt: prompt, Main: s.Main, Sub: s.Sub, SubMarker: s.SubMarker}
 }
 
+// Verdict is the want.json entry of the scenario's capture: its Want's
+// verdict, and with a catalog, the catalog, the --memory-server names and
+// the verdict under cairn-memory/1.
+func (s *Scenario) Verdict() Verdict {
+	v := s.Want.Verdict()
+	if s.Catalog != "" {
+		v.Catalog, v.MemoryServers = s.Catalog, s.MemoryServers
+		if s.WantDefault != nil {
+			d := s.WantDefault.Verdict()
+			v.Default = &d
+		}
+	}
+	return v
+}
+
+// MemoryReadmeLine is the README line of a scenario whose capture is
+// audited under a catalog: what it does, its verdict with its codes under
+// the catalog (and --memory-server) and under cairn-memory/1, and why.
+func MemoryReadmeLine(s *Scenario) string {
+	v := s.Verdict()
+	under := "`--catalog " + s.Catalog + "`"
+	for _, m := range s.MemoryServers {
+		under += " `--memory-server " + m + "`"
+	}
+	line := fmt.Sprintf("- `%s.jsonl` — %s. **%s** under %s: %s.", s.Name, s.About, v.Describe(true, ""), under, s.Why)
+	if v.Default != nil {
+		line += fmt.Sprintf(" Under cairn-memory/1: **%s**.", v.Default.Describe(true, ""))
+	}
+	return line + "\n"
+}
+
 // Server is the MCP server a scenario configures: the kit's scripted one
 // (with Flags) unless Command or NPM says otherwise.
 type Server struct {
@@ -78,6 +118,10 @@ type Server struct {
 	Bin             string            `yaml:"bin"`
 	Env             map[string]string `yaml:"env"`
 	BuildFromSource bool              `yaml:"build_from_source"`
+	// Seed are tool calls the kit makes on the server before the CLI runs
+	// (Run.Seed: the same command, environment and HOME), so that a search
+	// finds what the store was primed with through the server's own tools.
+	Seed []SeedCall `yaml:"seed"`
 	// Hang puts the server behind `capture mcp-hang`: calls of this tool
 	// never return, and the runner interrupts the CLI while one runs.
 	// Slow puts it behind `capture mcp-slow`: calls of this tool reach it
@@ -119,6 +163,7 @@ func Load[S any, P row[S]](src []byte) ([]P, error) {
 	var out []P
 	seen := map[string]bool{}
 	for _, n := range doc.Content[0].Content {
+		unalias(n)
 		s := P(new(S))
 		if err := decodeStrict(n, s); err != nil {
 			return nil, fmt.Errorf("scenario at line %d: %w", n.Line, err)
@@ -132,6 +177,31 @@ func Load[S any, P row[S]](src []byte) ([]P, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// SubFS is the folder dir of fsys (a second scenario table embedded with
+// a CLI's first, say).
+func SubFS(fsys fs.FS, dir string) fs.FS {
+	f, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// unalias replaces the aliases below n (`*server`) by copies of what they
+// name, so that a row decodes on its own: an anchor set in one row (a real
+// server's block, say) may be used in the next.
+func unalias(n *yaml.Node) {
+	for i, c := range n.Content {
+		if c.Kind == yaml.AliasNode && c.Alias != nil {
+			cp := *c.Alias
+			cp.Anchor = ""
+			cp.Content = append([]*yaml.Node{}, c.Alias.Content...)
+			n.Content[i] = &cp
+		}
+		unalias(n.Content[i])
+	}
 }
 
 // ForVersion is s as it holds for version: the members its versions entry

@@ -39,12 +39,17 @@ func (c *Checks) list() []struct {
 }
 
 // Verdict is one entry of want.json: the report's status, exit code and
-// checks, and for an invalid report (checks null) its error.
+// checks, and for an invalid report (checks null) its error. A capture of
+// a real memory server also names the catalog it is audited under, the
+// --memory-server names, and its verdict under cairn-memory/1 (Default).
 type Verdict struct {
-	Status   string  `json:"status"`
-	ExitCode int     `json:"exit_code"`
-	Checks   *Checks `json:"checks"`
-	Error    *Error  `json:"error,omitempty"`
+	Status        string   `json:"status"`
+	ExitCode      int      `json:"exit_code"`
+	Checks        *Checks  `json:"checks"`
+	Error         *Error   `json:"error,omitempty"`
+	Catalog       string   `json:"catalog,omitempty"`
+	MemoryServers []string `json:"memory_servers,omitempty"`
+	Default       *Verdict `json:"default_catalog,omitempty"`
 }
 
 // Error is an invalid report's error: its code, the record it was

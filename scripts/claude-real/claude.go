@@ -38,7 +38,7 @@ type scenario struct {
 	SigInt bool `yaml:"sigint"`
 }
 
-//go:embed scenarios.yaml readme_head.md readme_tail.md
+//go:embed scenarios.yaml readme_head.md readme_tail.md memory
 var fsys embed.FS
 
 // Spec is Claude Code for the capture kit.
@@ -47,26 +47,50 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Addr: "127.0.0.1:18181",
 	// claude's own temporary folders, named in its init record.
 	Allowed: []string{"/tmp/cc-socks", "/tmp/claude-0"},
-	Install: func(i *kit.Install) error {
-		// The native build is the optional dependency
-		// @anthropic-ai/claude-code-linux-x64; the postinstall (which only
-		// links it into bin/) is not needed.
-		bin := "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
-		if err := i.NPM(i.Dir, bin, nil, "--ignore-scripts", "@anthropic-ai/claude-code@"+i.Version); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(i.Dir, bin)}
-		i.VersionArgv = []string{i.Argv[0], "--version"}
-		return nil
-	},
-	Run:   run,
-	Shape: func(_ string, b []byte) []byte { return shape(b) },
+	Install: install,
+	Run:     run,
+	Shape:   func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: func(dir string, _ []*scenario) ([]byte, error) {
 		return inventory(dir)
 	},
 	ReadmeLine: func(s *scenario) (string, error) {
 		return fmt.Sprintf("- `%s.jsonl` — %s. **%s**: %s.\n", s.Name, s.About, s.Want.Verdict().Describe(false, ""), s.Why), nil
 	},
+}
+
+// Memory is Claude Code with real memory servers from npm (SPEC §16):
+// `capture claude-memory` runs memory/scenarios.yaml with the claude
+// installed for Spec, and keeps the captures in
+// testdata/catalog/real/claude/VERSION/SERVER.
+var Memory = &kit.Spec[scenario, *scenario]{
+	Name: "claude-memory", Versions: []string{"2.1.332"}, Files: kit.SubFS(fsys, "memory"),
+	Root: "testdata/catalog/real/claude",
+	Addr: "127.0.0.1:18181",
+	// claude's own temporary folders, and its install (Spec's).
+	Allowed: []string{"/tmp/cc-socks", "/tmp/claude-0", "/tmp/cairn-claude-npm"},
+	Install: func(i *kit.Install) error {
+		i.Dir = "/tmp/cairn-claude-npm/" + i.Version
+		return install(i)
+	},
+	Run:   run,
+	Shape: func(_ string, b []byte) []byte { return shape(b) },
+	Inventory: func(dir string, _ []*scenario) ([]byte, error) {
+		return inventory(dir)
+	},
+	ReadmeLine: func(s *scenario) (string, error) { return kit.MemoryReadmeLine(&s.Scenario), nil },
+}
+
+// install installs a version of claude into i.Dir. The native build is the
+// optional dependency @anthropic-ai/claude-code-linux-x64; the postinstall
+// (which only links it into bin/) is not needed.
+func install(i *kit.Install) error {
+	bin := "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+	if err := i.NPM(i.Dir, bin, nil, "--ignore-scripts", "@anthropic-ai/claude-code@"+i.Version); err != nil {
+		return err
+	}
+	i.Argv = []string{filepath.Join(i.Dir, bin)}
+	i.VersionArgv = []string{i.Argv[0], "--version"}
+	return nil
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -79,6 +103,10 @@ func run(r *kit.Run, s *scenario) error {
 	if err := os.WriteFile(mcpPath, cfg, 0o644); err != nil {
 		return err
 	}
+	seeded, err := r.Seed(&s.Server)
+	if err != nil {
+		return err
+	}
 	if err := r.Serve(mock.Messages(s.Script(r.Prompt), "ToolSearch")); err != nil {
 		return err
 	}
@@ -86,7 +114,12 @@ func run(r *kit.Run, s *scenario) error {
 	if mode == "" {
 		mode = "manual"
 	}
-	allowed := append([]string{"ToolSearch", "Bash", "Read", "Agent", "Task", "mcp__" + server + "__memory_search"}, s.Allow...)
+	allowed := []string{"ToolSearch", "Bash", "Read", "Agent", "Task"}
+	if len(s.Server.NPM) == 0 {
+		// The kit's server; a real one's tools are the scenario's allow.
+		allowed = append(allowed, "mcp__"+server+"__memory_search")
+	}
+	allowed = append(allowed, s.Allow...)
 	argv := []string{"-p"}
 	if len(s.Prompts) == 0 {
 		argv = append(argv, r.Prompt)
@@ -149,7 +182,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := r.Keep(s.Name+".jsonl", p.Stdout, shape); err != nil {
 		return err
 	}
-	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit)
+	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit) + seeded
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}

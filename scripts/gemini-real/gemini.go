@@ -36,22 +36,14 @@ func (s *scenario) format() string {
 	return s.OutputFormat
 }
 
-//go:embed scenarios.yaml readme_head.md readme_tail.md
+//go:embed scenarios.yaml readme_head.md readme_tail.md memory
 var fsys embed.FS
 
 // Spec is Gemini CLI for the capture kit.
 var Spec = &kit.Spec[scenario, *scenario]{
 	Name: "gemini", Versions: []string{"0.61.0", "0.56.0"}, Files: fsys,
-	Addr: "127.0.0.1:18282",
-	Install: func(i *kit.Install) error {
-		js := "node_modules/@google/gemini-cli/bundle/gemini.js"
-		if err := i.NPM(i.Dir, js, nil, "@google/gemini-cli@"+i.Version); err != nil {
-			return err
-		}
-		i.Argv = []string{"/usr/bin/node", filepath.Join(i.Dir, js)}
-		i.VersionArgv = append(i.Argv, "--version")
-		return nil
-	},
+	Addr:      "127.0.0.1:18282",
+	Install:   install,
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
@@ -59,6 +51,36 @@ var Spec = &kit.Spec[scenario, *scenario]{
 		notes, err := kit.VersionNotes(s, false)
 		return fmt.Sprintf("- `%s.jsonl` — %s. gemini exit %d. **%s**: %s.%s\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(false, ""), s.Why, notes), err
 	},
+}
+
+// Memory is Gemini CLI with real memory servers from npm (SPEC §16):
+// `capture gemini-memory` runs memory/scenarios.yaml with the gemini
+// installed for Spec, and keeps the captures in
+// testdata/catalog/real/gemini/VERSION/SERVER.
+var Memory = &kit.Spec[scenario, *scenario]{
+	Name: "gemini-memory", Versions: []string{"0.61.0"}, Files: kit.SubFS(fsys, "memory"),
+	Root:    "testdata/catalog/real/gemini",
+	Addr:    "127.0.0.1:18282",
+	Allowed: []string{"/tmp/cairn-gemini-npm"},
+	Install: func(i *kit.Install) error {
+		i.Dir = "/tmp/cairn-gemini-npm/" + i.Version
+		return install(i)
+	},
+	Run:        run,
+	Shape:      func(_ string, b []byte) []byte { return shape(b) },
+	Inventory:  inventory,
+	ReadmeLine: func(s *scenario) (string, error) { return kit.MemoryReadmeLine(&s.Scenario), nil },
+}
+
+// install installs a version of gemini into i.Dir.
+func install(i *kit.Install) error {
+	js := "node_modules/@google/gemini-cli/bundle/gemini.js"
+	if err := i.NPM(i.Dir, js, nil, "@google/gemini-cli@"+i.Version); err != nil {
+		return err
+	}
+	i.Argv = []string{"/usr/bin/node", filepath.Join(i.Dir, js)}
+	i.VersionArgv = append(i.Argv, "--version")
+	return nil
 }
 
 // settings is ~/.gemini/settings.json for a scenario.
@@ -86,6 +108,10 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	if err := kit.WriteJSON(r.Home+"/.gemini/settings.json", settings(r, s, false)); err != nil {
+		return err
+	}
+	seeded, err := r.Seed(&s.Server)
+	if err != nil {
 		return err
 	}
 	if err := r.Serve(mock.Generative(s.Script(r.Prompt), "complete_task")); err != nil {
@@ -117,7 +143,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err != nil {
 		return err
 	}
-	meta := fmt.Sprintf("# gemini argv (after node bundle/gemini.js): %s\n# gemini exit code: %d\n", kit.Quote(argv), p.Exit)
+	meta := fmt.Sprintf("# gemini argv (after node bundle/gemini.js): %s\n# gemini exit code: %d\n", kit.Quote(argv), p.Exit) + seeded
 	if p.Interrupted != "" {
 		meta += "# the harness sent SIGINT to gemini's process group\n"
 	}

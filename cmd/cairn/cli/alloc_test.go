@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // allocInput is a codex exec turn with n memory searches (start, result)
@@ -59,7 +61,7 @@ func trajectoryInput(n int) []byte {
 // flight, not with the file). Allocation counts are deterministic, unlike
 // times, so this is asserted; speed is left to the benchmarks.
 func TestAllocationsDoNotGrowWithRecords(t *testing.T) {
-	if raceEnabled {
+	if clitest.Race {
 		t.Skip("allocation counts are not meaningful under the race detector")
 	}
 	getenv := func(k string) string {

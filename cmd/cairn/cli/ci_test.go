@@ -21,6 +21,7 @@ import (
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
@@ -737,8 +738,8 @@ func ciVocabulary(ins map[string][]ciInput) string {
 	b.WriteString(render.SchemaURI + "\n" + render.InformationURI + "\n" + render.CodesURL + "\n" + version() + "\n")
 	// The documents' own words: what they print for an empty input.
 	for _, f := range render.Formats() {
-		_, stdout, stderr := privRun([]string{"eval", "protocol", "--codex-jsonl", "-", "--output", f.Name}, nil)
-		b.Write(append(stdout, stderr...))
+		_, stdout, stderr := runCapture([]string{"eval", "protocol", "--codex-jsonl", "-", "--output", f.Name}, map[string]string{"CAIRN_EVAL": "1"})
+		b.WriteString(stdout + stderr)
 	}
 	b.WriteString(ciStructureWords)
 	return b.String()
@@ -759,12 +760,12 @@ func ciNoLeak(t *testing.T, what, vocab string, inputs [][]byte, doc []byte) {
 	seen := map[string]bool{}
 	run := 0
 	for i, c := range doc {
-		if !fzAlnum(c) {
+		if !clitest.Alnum(c) {
 			run = 0
 			continue
 		}
-		if run++; run >= fzWindow {
-			seen[string(doc[i+1-fzWindow:i+1])] = true
+		if run++; run >= clitest.Window {
+			seen[string(doc[i+1-clitest.Window:i+1])] = true
 		}
 	}
 	for w := range seen {
@@ -775,12 +776,12 @@ func ciNoLeak(t *testing.T, what, vocab string, inputs [][]byte, doc []byte) {
 	for _, in := range inputs {
 		run = 0
 		for i, c := range in {
-			if !fzAlnum(c) {
+			if !clitest.Alnum(c) {
 				run = 0
 				continue
 			}
-			if run++; run >= fzWindow && seen[string(in[i+1-fzWindow:i+1])] {
-				t.Fatalf("%s repeats %q from an input", what, in[i+1-fzWindow:i+1])
+			if run++; run >= clitest.Window && seen[string(in[i+1-clitest.Window:i+1])] {
+				t.Fatalf("%s repeats %q from an input", what, in[i+1-clitest.Window:i+1])
 			}
 		}
 	}

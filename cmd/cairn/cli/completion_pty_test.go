@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-audit/cairn/audit/protocol"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // The completion scripts are checked the way a user meets them: a real
@@ -59,7 +60,7 @@ type completionHome struct {
 
 func newCompletionHome(t *testing.T) completionHome {
 	t.Helper()
-	if raceEnabled {
+	if clitest.Race {
 		// The shells start the race build of cairn dozens of times, and
 		// no goroutine of cairn's is under test: go test ./... drives them.
 		t.Skip("the shells are driven without the race detector")

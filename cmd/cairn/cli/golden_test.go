@@ -4,6 +4,7 @@ package cli
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,12 +21,16 @@ import (
 const reportsGolden = "../../../testdata/reports.sha256"
 
 // TestReportsGolden audits every input under testdata/*/real,
-// testdata/controls and testdata/codex with its format's flag and compares
+// testdata/controls and testdata/codex with its format's flag (a capture
+// under testdata/catalog/real also under its catalog) and compares
 // each report's digest with reportsGolden, both ways: an input missing from
 // the golden, or a golden line without its input, fails too.
 func TestReportsGolden(t *testing.T) {
 	root := "../../../testdata"
-	type input struct{ path, flag string }
+	type input struct {
+		path, flag string
+		args       []string // more flags: a catalog
+	}
 	var inputs []input
 	for _, format := range []string{"codex", "claude", "gemini", "pi", "opencode", "copilot", "qwen", "cline"} {
 		err := filepath.WalkDir(filepath.Join(root, format, "real"), func(p string, d os.DirEntry, err error) error {
@@ -35,16 +40,39 @@ func TestReportsGolden(t *testing.T) {
 			switch name := d.Name(); {
 			case name == "want.json":
 			case strings.HasSuffix(name, ".export.json"):
-				inputs = append(inputs, input{p, "--opencode-export"})
+				inputs = append(inputs, input{p, "--opencode-export", nil})
 			case format == "cline" && strings.HasSuffix(name, ".json"):
-				inputs = append(inputs, input{p, "--cline-jsonl"}) // the session's messages file
+				inputs = append(inputs, input{p, "--cline-jsonl", nil}) // the session's messages file
 			case strings.HasSuffix(name, ".jsonl"):
-				inputs = append(inputs, input{p, "--" + format + "-jsonl"})
+				inputs = append(inputs, input{p, "--" + format + "-jsonl", nil})
 			}
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Captures with real memory servers: under cairn-memory/1 and under the
+	// catalog their want.json names.
+	catalogWants, _ := filepath.Glob(filepath.Join(root, "catalog", "real", "*", "*", "want.json"))
+	for _, w := range catalogWants {
+		dir := filepath.Dir(w)
+		flag := catalogRealFormats[filepath.Base(filepath.Dir(dir))]
+		want := map[string]catalogVerdict{}
+		b, err := os.ReadFile(w)
+		if err == nil {
+			err = json.Unmarshal(b, &want)
+		}
+		if err != nil || flag == "" {
+			t.Fatalf("%s: %v (flag %q)", w, err, flag)
+		}
+		for _, name := range sortedNames(want) {
+			args := []string{"--catalog", want[name].Catalog}
+			for _, s := range want[name].MemoryServers {
+				args = append(args, "--memory-server", s)
+			}
+			p := filepath.Join(dir, name)
+			inputs = append(inputs, input{p, flag, nil}, input{p, flag, args})
 		}
 	}
 	controls, _ := filepath.Glob(filepath.Join(root, "controls", "*"))
@@ -69,19 +97,21 @@ func TestReportsGolden(t *testing.T) {
 		case strings.HasPrefix(name, "protocol-cline"):
 			flag = "--cline-jsonl"
 		}
-		inputs = append(inputs, input{p, flag})
+		inputs = append(inputs, input{p, flag, nil})
 	}
 	if len(inputs) < 300 {
 		t.Fatalf("found %d inputs; the captures are missing", len(inputs))
 	}
 	var got []string
 	for _, in := range inputs {
-		code, stdout, _ := runCapture([]string{"eval", "protocol", in.flag, mustAbs(t, in.path), "--json"}, map[string]string{"CAIRN_EVAL": "1"})
+		argv := append([]string{"eval", "protocol", in.flag, mustAbs(t, in.path), "--json"}, in.args...)
+		code, stdout, _ := runCapture(argv, map[string]string{"CAIRN_EVAL": "1"})
 		rel, err := filepath.Rel(root, in.path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, fmt.Sprintf("%x %d %s %s", sha256.Sum256([]byte(stdout)), code, in.flag, filepath.ToSlash(rel)))
+		flags := strings.Join(append([]string{in.flag}, in.args...), " ")
+		got = append(got, fmt.Sprintf("%x %d %s %s", sha256.Sum256([]byte(stdout)), code, flags, filepath.ToSlash(rel)))
 	}
 	slices.SortFunc(got, func(a, b string) int { return strings.Compare(a[67:], b[67:]) })
 	text := strings.Join(got, "\n") + "\n"

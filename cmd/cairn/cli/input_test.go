@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 type inputReport struct {
@@ -32,17 +34,6 @@ func readInputReport(t *testing.T, stdout string) inputReport {
 	return r
 }
 
-// badThird is a codex export whose third record is malformed, followed by
-// n bytes of further records.
-func badThird(n int) []byte {
-	b := []byte(`{"type":"thread.started","thread_id":"t"}` + "\n" + `{"type":"turn.started"}` + "\n" + `{"type":` + "\n")
-	line := []byte(`{"type":"error","message":"` + strings.Repeat("x", 1000) + `"}` + "\n")
-	for len(b) < n {
-		b = append(b, line...)
-	}
-	return b
-}
-
 // TestStdinDrainedAfterEarlyVerdict checks SPEC §3: after an invalid
 // record, and past 16 MiB, the rest of stdin is read to its end, so a
 // producer upstream is never cut off, and input.bytes is the whole input.
@@ -52,7 +43,7 @@ func TestStdinDrainedAfterEarlyVerdict(t *testing.T) {
 		name, code string
 		in         []byte
 	}{
-		{"malformed line 3", "malformed_json", badThird(3 << 20)},
+		{"malformed line 3", "malformed_json", clitest.BadThird(3 << 20)},
 		{"over 16 MiB", "input_too_large", bytes.Repeat(notice, 20<<10)},
 	}
 	for _, tc := range tests {
@@ -90,7 +81,7 @@ func TestStdinDrainedAfterEarlyVerdict(t *testing.T) {
 // its size, never the offset of the problem (which would tell how long a
 // recorded value was).
 func TestFileBytesAreItsSize(t *testing.T) {
-	in := badThird(100 << 10)
+	in := clitest.BadThird(100 << 10)
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	if err := os.WriteFile(path, in, 0o600); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // hostileExport is a codex export whose one call has as arguments an
@@ -40,7 +42,7 @@ func inFlightExport(n int) []byte {
 // (Calls in flight are not held to this yet: 49,997 of them cost about
 // four allocations each in the decoder and the machines.)
 func TestHostileAllocations(t *testing.T) {
-	if raceEnabled {
+	if clitest.Race {
 		t.Skip("allocation counts are not meaningful under the race detector")
 	}
 	if testing.Short() {

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // TestPathListEntries reads lists of paths entry by entry: LF or CRLF
@@ -252,7 +254,7 @@ func (r *repeatList) Read(p []byte) (int, error) {
 // for what the collector marks live as the reading goes on. Sizes, not
 // times.
 func TestBatchListMemory(t *testing.T) {
-	if raceEnabled {
+	if clitest.Race {
 		t.Skip("allocation figures are not meaningful under the race detector")
 	}
 	dir := filepath.Join(t.TempDir(), "none")

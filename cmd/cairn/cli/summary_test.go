@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
 // realReports is the batch output (--json) of every real capture, format
@@ -123,7 +125,7 @@ func TestSummarizeMatchesWantJSON(t *testing.T) {
 // holding the input would take (a margin of 32 MiB, for what the
 // collector marks live while the lines keep coming). Sizes, not times.
 func TestSummarizeMemory(t *testing.T) {
-	if raceEnabled {
+	if clitest.Race {
 		t.Skip("heap figures are not meaningful under the race detector")
 	}
 	lines := realReports(t)

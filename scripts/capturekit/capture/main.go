@@ -26,5 +26,6 @@ import (
 )
 
 func main() {
-	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec, qwen.Spec, cline.Spec))
+	os.Exit(kit.Main(os.Args[1:], mcp.Proxy, claude.Spec, codex.Spec, gemini.Spec, opencode.Spec, pi.Spec, copilot.Spec, qwen.Spec, cline.Spec,
+		claude.Memory, gemini.Memory))
 }

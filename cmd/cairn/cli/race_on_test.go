@@ -1,7 +1,0 @@
-//go:build race
-
-package cli
-
-// raceEnabled: the race detector changes what escapes to the heap, so
-// allocation counts mean nothing under it.
-const raceEnabled = true
