@@ -16,14 +16,17 @@ const (
 	EventCall EventKind = iota + 1
 	// EventResult is the final result of an earlier Call with the same Ref.
 	EventResult
-	// EventNarration is model text (agent_message, model_output): never evidence.
+	// EventNarration is model text (Codex's agent_message, a trajectory's
+	// model_output, every CLI's assistant text): never evidence.
 	EventNarration
 	// EventReasoning is a reasoning item: counted only.
 	EventReasoning
 	// EventCounted is any other record that is only counted (todo lists, notices,
 	// user input).
 	EventCounted
-	// EventStreamError is a top-level codex `error` record: counted, not judged.
+	// EventStreamError is an error the CLI printed in its stream (Codex's
+	// top-level `error` record, another CLI's error event or error
+	// result): counted in stream_errors, not judged.
 	EventStreamError
 	// EventUnknown is a record or event kind outside the contract.
 	EventUnknown
@@ -449,29 +452,6 @@ func (e *Engine) Events() int { return e.events }
 // Counts returns the counts so far.
 func (e *Engine) Counts() Counts { return e.counts }
 
-// State is a check's state.
-type State string
-
-const (
-	Pass         State = "pass"
-	Fail         State = "fail"
-	Inconclusive State = "inconclusive"
-)
-
-// Check is one check's verdict: a state and its codes, sorted.
-type Check struct {
-	State State  `json:"state"`
-	Codes []Code `json:"codes"`
-}
-
-// Checks are the four checks, in report order.
-type Checks struct {
-	EvidenceComplete    Check `json:"evidence_complete"`
-	MemoryFirst         Check `json:"memory_first"`
-	RetrievalResult     Check `json:"retrieval_result"`
-	DirectWriteBoundary Check `json:"direct_write_boundary"`
-}
-
 // Finish ends the input: calls still pending are incomplete. It returns the
 // checks and the final counts.
 func (e *Engine) Finish() (Checks, Counts) {
@@ -509,8 +489,8 @@ func (e *Engine) Findings() []Finding { return e.findings }
 
 func (e *Engine) findingsOf(c Checks) []Finding {
 	var reported codeSet
-	for _, ch := range []Check{c.EvidenceComplete, c.MemoryFirst, c.RetrievalResult, c.DirectWriteBoundary} {
-		for _, code := range ch.Codes {
+	for _, v := range c.All() {
+		for _, code := range v.Codes {
 			reported.add(code)
 		}
 	}
@@ -537,14 +517,14 @@ func (e *Engine) findingsOf(c Checks) []Finding {
 	return fs
 }
 
-func check(s State, codes ...Code) Check {
+func check(s State, codes ...Code) Verdict {
 	if codes == nil {
 		codes = []Code{}
 	}
-	return Check{State: s, Codes: codes}
+	return Verdict{State: s, Codes: codes}
 }
 
-func (e *Engine) evidenceComplete() Check {
+func (e *Engine) evidenceComplete() Verdict {
 	codes := e.evidence.list()
 	if len(codes) > 0 {
 		return check(Inconclusive, codes...)
@@ -567,7 +547,7 @@ func codeSetOf(cs ...Code) codeSet {
 
 // absent is the verdict on an absence of project searches: a fail only on
 // complete evidence, else inconclusive with the codes that cut it short.
-func (e *Engine) absent() Check {
+func (e *Engine) absent() Verdict {
 	if cut := e.evidence.and(absenceCut); cut != (codeSet{}) {
 		return check(Inconclusive, cut.list()...)
 	}
@@ -576,14 +556,14 @@ func (e *Engine) absent() Check {
 
 // excused turns a fail into inconclusive memory_server_unavailable when the
 // memory tools were not available to the agent (SPEC §9).
-func (e *Engine) excused(c Check) Check {
+func (e *Engine) excused(c Verdict) Verdict {
 	if e.unavailable && c.State == Fail {
 		return check(Inconclusive, MemoryServerUnavailable)
 	}
 	return c
 }
 
-func (e *Engine) memoryFirst() Check {
+func (e *Engine) memoryFirst() Verdict {
 	switch {
 	case e.firstHidden != 0:
 		return check(Inconclusive, e.firstHidden)
@@ -601,7 +581,7 @@ func (e *Engine) memoryFirst() Check {
 	return check(Pass)
 }
 
-func (e *Engine) retrievalResult() Check {
+func (e *Engine) retrievalResult() Verdict {
 	switch {
 	case e.counts.ProjectSearches == 0:
 		if c := e.absent(); c.State == Fail && e.searchInputUnknown != 0 {
@@ -624,7 +604,7 @@ func (e *Engine) retrievalResult() Check {
 	return check(Inconclusive, s.list()...)
 }
 
-func (e *Engine) directWriteBoundary() Check {
+func (e *Engine) directWriteBoundary() Verdict {
 	var s codeSet
 	if e.destructive {
 		s.add(DestructiveMutation)

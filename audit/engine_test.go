@@ -180,7 +180,7 @@ func describe(steps []step) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func checkString(c Check) string {
+func checkString(c Verdict) string {
 	names := make([]string, len(c.Codes))
 	for i, code := range c.Codes {
 		names[i] = code.String()
@@ -188,7 +188,7 @@ func checkString(c Check) string {
 	return fmt.Sprintf("%s %v", c.State, names)
 }
 
-func sameCheck(got, want Check) bool {
+func sameCheck(got, want Verdict) bool {
 	return got.State == want.State && slices.Equal(got.Codes, want.Codes) && got.Codes != nil
 }
 
@@ -196,10 +196,10 @@ type checkCase struct {
 	name    string
 	capture bool
 	steps   []step
-	want    Check
+	want    Verdict
 }
 
-func runCheckCases(t *testing.T, pick func(Checks) Check, tests []checkCase) {
+func runCheckCases(t *testing.T, pick func(Checks) Verdict, tests []checkCase) {
 	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,11 +214,11 @@ func runCheckCases(t *testing.T, pick func(Checks) Check, tests []checkCase) {
 	}
 }
 
-func want(s State, codes ...Code) Check { return Check{State: s, Codes: codes} }
+func want(s State, codes ...Code) Verdict { return Verdict{State: s, Codes: codes} }
 
 // TestMemoryFirst is SPEC §6.2, row by row.
 func TestMemoryFirst(t *testing.T) {
-	runCheckCases(t, func(c Checks) Check { return c.MemoryFirst }, []checkCase{
+	runCheckCases(t, func(c Checks) Verdict { return c.MemoryFirst }, []checkCase{
 		// it is a memory_search with scope "project": pass
 		{"project search first", false, []step{search(1), found(1)}, want(Pass)},
 		{"project search without result", false, []step{search(1)}, want(Pass)},
@@ -282,7 +282,7 @@ func TestMemoryFirst(t *testing.T) {
 
 // TestRetrievalResult is SPEC §6.3, row by row.
 func TestRetrievalResult(t *testing.T) {
-	runCheckCases(t, func(c Checks) Check { return c.RetrievalResult }, []checkCase{
+	runCheckCases(t, func(c Checks) Verdict { return c.RetrievalResult }, []checkCase{
 		{"project search with retrieval result", false, []step{search(1), found(1)}, want(Pass)},
 		{"zero hits passes", false, []step{search(1), found(1)}, want(Pass)},
 		{"one good search among failures", false, []step{search(1), failed(1), search(2), found(2), search(3), okShapeless(3), search(4)}, want(Pass)},
@@ -322,7 +322,7 @@ func TestRetrievalResult(t *testing.T) {
 
 // TestDirectWriteBoundary is SPEC §6.4, row by row.
 func TestDirectWriteBoundary(t *testing.T) {
-	runCheckCases(t, func(c Checks) Check { return c.DirectWriteBoundary }, []checkCase{
+	runCheckCases(t, func(c Checks) Verdict { return c.DirectWriteBoundary }, []checkCase{
 		{"no calls", false, nil, want(Pass)},
 		{"reads only", false, []step{search(1), found(1), memCall(2, MemoryGet), found(2), memCall(3, MemoryList)}, want(Pass)},
 		{"capture flag without a store", true, []step{search(1), found(1)}, want(Pass)},
@@ -379,7 +379,7 @@ func TestEvidenceComplete(t *testing.T) {
 	for _, c := range []Code{UnknownField, TurnIncomplete, TurnFailed, SequenceGap, UnknownRecordsOmitted, CaptureTruncated, CallIncomplete, UnknownRecord} {
 		tests = append(tests, checkCase{"noted " + c.String(), false, []step{search(1), found(1), note(c)}, want(Inconclusive, c)})
 	}
-	runCheckCases(t, func(c Checks) Check { return c.EvidenceComplete }, tests)
+	runCheckCases(t, func(c Checks) Verdict { return c.EvidenceComplete }, tests)
 }
 
 // TestChecksNeverNull checks that every check has a state and a codes list
@@ -388,7 +388,7 @@ func TestChecksNeverNull(t *testing.T) {
 	inputs := [][]step{nil, {search(1), found(1)}, {unknown, opaque(1)}}
 	for i, steps := range inputs {
 		checks, _ := runEngine(t, false, steps)
-		for name, c := range map[string]Check{
+		for name, c := range map[string]Verdict{
 			"evidence_complete": checks.EvidenceComplete, "memory_first": checks.MemoryFirst,
 			"retrieval_result": checks.RetrievalResult, "direct_write_boundary": checks.DirectWriteBoundary,
 		} {
@@ -510,10 +510,10 @@ func TestConclude(t *testing.T) {
 						}
 						r := NewReport(FormatCodex, "file", DefaultRules(false))
 						r.Conclude(Checks{
-							EvidenceComplete:    Check{State: a, Codes: []Code{}},
-							MemoryFirst:         Check{State: b, Codes: []Code{}},
-							RetrievalResult:     Check{State: c, Codes: []Code{}},
-							DirectWriteBoundary: Check{State: d, Codes: []Code{}},
+							EvidenceComplete:    Verdict{State: a, Codes: []Code{}},
+							MemoryFirst:         Verdict{State: b, Codes: []Code{}},
+							RetrievalResult:     Verdict{State: c, Codes: []Code{}},
+							DirectWriteBoundary: Verdict{State: d, Codes: []Code{}},
 						})
 						if r.Status != wantStatus || r.ExitCode != wantExit {
 							t.Errorf("Conclude(%v): status %s, exit %d; want %s, %d", all, r.Status, r.ExitCode, wantStatus, wantExit)
@@ -565,7 +565,7 @@ func TestInvalidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewReport(FormatCodex, "stdin", DefaultRules(false))
 			r.SetDigest([]byte{1, 2, 3})
-			r.Conclude(Checks{EvidenceComplete: Check{State: Fail}})
+			r.Conclude(Checks{EvidenceComplete: Verdict{State: Fail}})
 			r.Invalidate(Invalid(DuplicateKey, tc.record, nil))
 			if r.Status != StatusInvalid || r.ExitCode != 2 || r.Checks != nil || r.Input.SHA256 != nil {
 				t.Errorf("Invalidate(record %d): status %s, exit %d, checks %v, sha256 %v; want invalid, 2, nil, nil", tc.record, r.Status, r.ExitCode, r.Checks, r.Input.SHA256)

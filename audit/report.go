@@ -190,41 +190,14 @@ func (r *Report) SetFindings(fs []Finding) {
 func (r *Report) Conclude(c Checks) {
 	r.Checks = &c
 	st := StatusPass
-	for _, nc := range c.List() {
-		switch ch := nc.Check; {
-		case ch.State == Fail:
+	for _, v := range c.All() {
+		switch {
+		case v.State == Fail:
 			st = StatusFail
-		case ch.State == Inconclusive && st == StatusPass:
+		case v.State == Inconclusive && st == StatusPass:
 			st = StatusInconclusive
 		}
 	}
 	r.Status = st
 	r.ExitCode = st.ExitCode()
-}
-
-// NamedCheck is one of the four checks with its name in the report.
-type NamedCheck struct {
-	Name  string
-	Check Check
-}
-
-// List returns the four checks in report order, each with its name (the
-// member of checks that holds it): renderers take the names from here.
-func (c *Checks) List() [4]NamedCheck {
-	return [4]NamedCheck{
-		{"evidence_complete", c.EvidenceComplete},
-		{"memory_first", c.MemoryFirst},
-		{"retrieval_result", c.RetrievalResult},
-		{"direct_write_boundary", c.DirectWriteBoundary},
-	}
-}
-
-// CheckNames are the four checks' names (the members of checks), in
-// report order.
-func CheckNames() []string {
-	var names []string
-	for _, c := range (&Checks{}).List() {
-		names = append(names, c.Name)
-	}
-	return names
 }

@@ -1,6 +1,10 @@
 package lifecycle
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/cairn-audit/cairn/stream"
+)
 
 // doneSet is the set of finished item ids: codex's own ids (item_0,
 // item_1, …) as bits, so that a run of 50,000 items stays in a few KiB that
@@ -37,7 +41,7 @@ func (s *doneSet) add(it *Item) {
 // Against a Go map it saves the rehashing, the control bytes and, on a cold
 // process, most of the cost of growing.
 type keySet struct {
-	slots   []Key // the zero Key marks an empty slot
+	slots   []stream.Key // the zero Key marks an empty slot
 	n       int
 	hasZero bool // whether the zero Key itself is in the set
 }
@@ -46,21 +50,21 @@ const keySetMin = 1024
 
 // slot is where the non-zero k is in the table, or the empty slot where it
 // belongs, and whether it is there.
-func (s *keySet) slot(k Key) (int, bool) {
+func (s *keySet) slot(k stream.Key) (int, bool) {
 	mask := len(s.slots) - 1
 	for i := int(binary.LittleEndian.Uint64(k[:8])) & mask; ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case k:
 			return i, true
-		case Key{}:
+		case stream.Key{}:
 			return i, false
 		}
 	}
 }
 
 // has reports whether k is in the set.
-func (s *keySet) has(k Key) bool {
-	if k == (Key{}) {
+func (s *keySet) has(k stream.Key) bool {
+	if k == (stream.Key{}) {
 		return s.hasZero
 	}
 	if len(s.slots) == 0 {
@@ -71,8 +75,8 @@ func (s *keySet) has(k Key) bool {
 }
 
 // add puts k in the set.
-func (s *keySet) add(k Key) {
-	if k == (Key{}) {
+func (s *keySet) add(k stream.Key) {
+	if k == (stream.Key{}) {
 		s.hasZero = true
 		return
 	}
@@ -85,7 +89,7 @@ func (s *keySet) add(k Key) {
 	}
 }
 
-func (s *keySet) insert(k Key) bool {
+func (s *keySet) insert(k stream.Key) bool {
 	i, ok := s.slot(k)
 	if !ok {
 		s.slots[i] = k
@@ -95,9 +99,9 @@ func (s *keySet) insert(k Key) bool {
 
 func (s *keySet) grow() {
 	old := s.slots
-	s.slots = make([]Key, max(keySetMin, 2*len(old)))
+	s.slots = make([]stream.Key, max(keySetMin, 2*len(old)))
 	for _, k := range old {
-		if k != (Key{}) {
+		if k != (stream.Key{}) {
 			s.insert(k)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/cairn-audit/cairn/stream"
 )
 
 // TestKeySetMatchesMap drives the set and a Go map with the same keys:
@@ -12,15 +14,15 @@ import (
 // probes run long and wrap around the end of the table.
 func TestKeySetMatchesMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	key := func() Key {
-		var k Key
+	key := func() stream.Key {
+		var k stream.Key
 		switch r.IntN(4) {
 		case 0: // same low bits, different high bits
 			binary.LittleEndian.PutUint64(k[:8], 0xfff|uint64(r.IntN(3))<<40)
 			binary.LittleEndian.PutUint64(k[8:], uint64(r.IntN(64)))
 		case 1:
 			if r.IntN(50) == 0 {
-				return Key{}
+				return stream.Key{}
 			}
 			fallthrough
 		default:
@@ -30,8 +32,8 @@ func TestKeySetMatchesMap(t *testing.T) {
 		return k
 	}
 	var s keySet
-	m := map[Key]bool{}
-	var seen []Key
+	m := map[stream.Key]bool{}
+	var seen []stream.Key
 	for i := range 60000 {
 		k := key()
 		if len(seen) > 0 && r.IntN(3) == 0 {
@@ -48,7 +50,7 @@ func TestKeySetMatchesMap(t *testing.T) {
 		}
 	}
 	n := len(m)
-	if _, ok := m[Key{}]; ok {
+	if _, ok := m[stream.Key{}]; ok {
 		n--
 	}
 	if s.n != n {
@@ -71,7 +73,7 @@ func BenchmarkDoneSet(b *testing.B) {
 		items := make([]Item, 50000)
 		for i := range items {
 			id := []byte(prefix + strconv.Itoa(i))
-			items[i] = Item{Key: KeyOf(id), Num: itemNum(id)}
+			items[i] = Item{Key: stream.KeyOf(id), Num: itemNum(id)}
 		}
 		b.Run(prefix, func(b *testing.B) {
 			b.ReportAllocs()
@@ -120,7 +122,7 @@ func TestDoneSetMatchesMap(t *testing.T) {
 	m := map[string]bool{}
 	for i := range 40000 {
 		v := id()
-		it := &Item{Key: KeyOf([]byte(v)), Num: itemNum([]byte(v))}
+		it := &Item{Key: stream.KeyOf([]byte(v)), Num: itemNum([]byte(v))}
 		if got, want := s.has(it), m[v]; got != want {
 			t.Fatalf("step %d: has(%q) = %v, want %v", i, v, got, want)
 		}
@@ -142,7 +144,7 @@ func TestItemKey(t *testing.T) {
 	for i := range 300 {
 		ids = append(ids, "item_"+strconv.Itoa(i), "call_"+strconv.Itoa(i))
 	}
-	seen := map[Key]string{}
+	seen := map[stream.Key]string{}
 	for _, id := range ids {
 		k := itemKey([]byte(id), itemNum([]byte(id)))
 		if again := itemKey([]byte(id), itemNum([]byte(id))); again != k {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/stream"
 )
 
 // TurnState is the state of the turn FSM (SPEC §4.2).
@@ -192,7 +193,7 @@ type Step struct {
 
 // open is what is kept for an item in flight.
 type open struct {
-	identity Key
+	identity stream.Key
 	state    ItemState
 	seq      int
 }
@@ -201,14 +202,14 @@ type open struct {
 // flight, the identity digest; per finished item, only its id digest.
 type Machine struct {
 	turn  Turn
-	open  map[Key]open
+	open  map[stream.Key]open
 	done  doneSet
 	items int
 }
 
 // NewMachine returns a machine at the start of a stream.
 func NewMachine() *Machine {
-	return &Machine{open: make(map[Key]open, 16)}
+	return &Machine{open: make(map[stream.Key]open, 16)}
 }
 
 // Apply runs rec through the FSMs. For item records it returns the item's

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/stream"
 )
 
 // turnWant is one cell of the turn FSM: the next state, or the code that
@@ -118,7 +119,7 @@ const (
 // record changed nothing.
 type snapshot struct {
 	Turn  Turn
-	Open  map[Key]open
+	Open  map[stream.Key]open
 	Done  doneSet
 	Items int
 }

@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"slices"
 
 	"github.com/cairn-audit/cairn/audit"
@@ -45,9 +44,10 @@ func (r *Record) violation(where string) audit.Code {
 type Item struct {
 	Type ItemType
 	// Key identifies the item by its id; Identity digests what may not
-	// change over its lifecycle (SPEC §4.3).
-	Key      Key
-	Identity Key
+	// change over its lifecycle (SPEC §4.3). The lifecycle keeps these
+	// digests, not ids or payloads.
+	Key      stream.Key
+	Identity stream.Key
 	// Num is N when the id is codex's own form item_N (decimal, no leading
 	// zero, below maxItemNum), else -1; two different ids never share a Num.
 	Num    int
@@ -64,34 +64,16 @@ type Item struct {
 	Content, StructuredContent []byte
 }
 
-// Key is a 128-bit digest of an item id or identity: the lifecycle keeps
-// digests, not IDs or payloads.
-type Key [16]byte
-
-// keySeeds are chosen at random per process, so that no input can be
-// crafted to make two different ids or identities collide; two 64-bit
-// seeded hashes are much cheaper per item than a SHA-256, and an accidental
-// collision (2^-128) is out of reach.
-var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-
-// KeyOf digests b.
-func KeyOf(b []byte) Key {
-	var k Key
-	binary.LittleEndian.PutUint64(k[:8], maphash.Bytes(keySeeds[0], b))
-	binary.LittleEndian.PutUint64(k[8:], maphash.Bytes(keySeeds[1], b))
-	return k
-}
-
-// itemKey is an item id's Key: KeyOf(id), except for codex's own ids,
-// item_N with N its Num, which N tells from every other id: those are
-// keyed by N with a mark, without hashing. Another id's key is random
-// per process (keySeeds), so none can be made to equal one of these
-// 2^20, and by accident the odds are 2^-108 an id.
-func itemKey(id []byte, num int) Key {
+// itemKey is an item id's Key: stream.KeyOf(id), except for codex's own
+// ids, item_N with N its Num, which N tells from every other id: those
+// are keyed by N with a mark, without hashing. Another id's key is random
+// per process (stream.KeyOf's seeds), so none can be made to equal one of
+// these 2^20, and by accident the odds are 2^-108 an id.
+func itemKey(id []byte, num int) stream.Key {
 	if num < 0 {
-		return KeyOf(id)
+		return stream.KeyOf(id)
 	}
-	var k Key
+	var k stream.Key
 	binary.LittleEndian.PutUint64(k[:8], uint64(num))
 	k[15] = 0x80
 	return k
@@ -133,7 +115,7 @@ type Decoder struct {
 	// written) to its identity, for the calls seen last: a call's later
 	// records nearly always repeat its arguments byte for byte, and then
 	// need not be canonicalized again.
-	recent [recentCalls]struct{ raw, identity Key }
+	recent [recentCalls]struct{ raw, identity stream.Key }
 }
 
 // recentCalls is how many calls Decoder.recent remembers: more than are
@@ -507,26 +489,34 @@ func (d *Decoder) decodeItem(line []byte, members []stream.Span, id, typ int, re
 		}
 	}
 	if t == McpToolCall {
-		// A present member's value is never empty; a present status is
-		// never NoStatus.
-		switch {
-		case it.Server == nil:
-			return rec.violation(itemPaths[McpToolCall][nServer])
-		case it.Tool == nil:
-			return rec.violation(itemPaths[McpToolCall][nTool])
-		case it.Arguments == nil:
-			return rec.violation(itemPaths[McpToolCall][nArguments])
-		case it.Status == NoStatus:
-			return rec.violation(itemPaths[McpToolCall][nStatus])
+		if code := mcpCall(it, rec); code != 0 {
+			return code
 		}
-		it.Server = stream.Unquote(it.Server)
-		it.Tool = stream.Unquote(it.Tool)
 	} else {
 		it.Tool = nil // a collab_tool_call's: not kept
 	}
 	it.Num = itemNum(idText)
 	it.Key = itemKey(idText, it.Num)
 	it.Identity = d.identity(idText, typText, it, it.Arguments)
+	return 0
+}
+
+// mcpCall checks that an MCP call's item has its server, tool, arguments
+// and status, and unquotes the server and tool. A present member's value
+// is never empty; a present status is never NoStatus.
+func mcpCall(it *Item, rec *Record) audit.Code {
+	switch {
+	case it.Server == nil:
+		return rec.violation(itemPaths[McpToolCall][nServer])
+	case it.Tool == nil:
+		return rec.violation(itemPaths[McpToolCall][nTool])
+	case it.Arguments == nil:
+		return rec.violation(itemPaths[McpToolCall][nArguments])
+	case it.Status == NoStatus:
+		return rec.violation(itemPaths[McpToolCall][nStatus])
+	}
+	it.Server = stream.Unquote(it.Server)
+	it.Tool = stream.Unquote(it.Tool)
 	return 0
 }
 
@@ -548,7 +538,7 @@ func stringElements(arr []byte) bool {
 // nothing else to keep, needs no digest of its own: its Key with the type's
 // number mixed in tells its types apart, and a digest (any other identity)
 // meets such a value by chance once in 2^128.
-func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
+func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) stream.Key {
 	switch it.Type {
 	case McpToolCall:
 		return d.callIdentity(id, typ, it, args)
@@ -563,9 +553,9 @@ func (d *Decoder) identity(id, typ []byte, it *Item, args []byte) Key {
 
 // typeIdentity is the identity of an item of an unknown type: its id and
 // the type's text.
-func (d *Decoder) typeIdentity(id, typ []byte) Key {
+func (d *Decoder) typeIdentity(id, typ []byte) stream.Key {
 	d.text = appendField(appendField(d.text[:0], id), typ)
-	return KeyOf(d.text)
+	return stream.KeyOf(d.text)
 }
 
 // smallArguments is the longest arguments value whose canonical form is
@@ -584,7 +574,7 @@ const smallArguments = 16 << 10
 // Decoder.text and digested at once (KeyOf); a large call's are streamed
 // (keyHash), so that no copy of its arguments, or of their canonical form,
 // is made. The two give the same keys for the same bytes.
-func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) Key {
+func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) stream.Key {
 	if len(args) <= smallArguments {
 		b := appendField(d.text[:0], id)
 		b = appendField(b, typ)
@@ -592,51 +582,40 @@ func (d *Decoder) callIdentity(id, typ []byte, it *Item, args []byte) Key {
 		b = appendField(b, it.Tool)
 		n := len(b)
 		b = appendField(b, args)
-		raw := KeyOf(b)
+		raw := stream.KeyOf(b)
 		slot := &d.recent[raw[0]%recentCalls]
 		if slot.raw != raw {
 			b = stream.AppendCanonical(b[:n], args)
 			b = binary.BigEndian.AppendUint64(b, uint64(len(b)-n))
-			slot.raw, slot.identity = raw, KeyOf(b)
+			slot.raw, slot.identity = raw, stream.KeyOf(b)
 		}
 		d.text = b[:0]
 		return slot.identity
 	}
 	h := &d.hash
-	h.reset()
+	h.Reset()
 	h.field(id)
 	h.field(typ)
 	h.field(it.Server)
 	h.field(it.Tool)
 	h.field(args)
-	raw := h.sum()
+	raw := h.Sum()
 	slot := &d.recent[raw[0]%recentCalls]
 	if slot.raw != raw {
-		h.reset()
+		h.Reset()
 		h.field(id)
 		h.field(typ)
 		h.field(it.Server)
 		h.field(it.Tool)
 		h.length(uint64(stream.WriteCanonical(h, args)))
-		slot.raw, slot.identity = raw, h.sum()
+		slot.raw, slot.identity = raw, h.Sum()
 	}
 	return slot.identity
 }
 
-// keyHash computes a Key (the two seeded hashes of KeyOf) of bytes
-// written in pieces: equal to KeyOf of their concatenation.
-type keyHash struct{ h [2]maphash.Hash }
-
-func (k *keyHash) reset() {
-	k.h[0].SetSeed(keySeeds[0])
-	k.h[1].SetSeed(keySeeds[1])
-}
-
-func (k *keyHash) Write(p []byte) (int, error) {
-	k.h[0].Write(p)
-	k.h[1].Write(p)
-	return len(p), nil
-}
+// keyHash is a stream.KeyHash that frames what it digests as appendField
+// frames it.
+type keyHash struct{ stream.KeyHash }
 
 func (k *keyHash) length(n uint64) {
 	var b [8]byte
@@ -648,13 +627,6 @@ func (k *keyHash) length(n uint64) {
 func (k *keyHash) field(f []byte) {
 	k.length(uint64(len(f)))
 	k.Write(f)
-}
-
-func (k *keyHash) sum() Key {
-	var key Key
-	binary.LittleEndian.PutUint64(key[:8], k.h[0].Sum64())
-	binary.LittleEndian.PutUint64(key[8:], k.h[1].Sum64())
-	return key
 }
 
 func appendField(b, f []byte) []byte {

@@ -352,7 +352,7 @@ func TestDecodeFields(t *testing.T) {
 // web_search's second id is ignored, and equal ids give equal keys
 // whatever the item type or escaping.
 func TestDecodeKeys(t *testing.T) {
-	key := func(line string) Key {
+	key := func(line string) stream.Key {
 		t.Helper()
 		rec, code := decodeLine(t, line)
 		if code != 0 {
@@ -417,7 +417,7 @@ func TestDecoderRecentIdentities(t *testing.T) {
 	}
 	var long Decoder
 	var rec Record
-	identities := map[Key][]string{}
+	identities := map[stream.Key][]string{}
 	for round := range 3 {
 		for id := range 2 * recentCalls {
 			for _, a := range args {
@@ -513,12 +513,12 @@ func TestMemberNames(t *testing.T) {
 // refIdentity is an MCP call's identity computed the plain way, whole:
 // the framed id, type, server and tool, the canonical arguments and their
 // length after them (see callIdentity).
-func refIdentity(id, typ, server, tool, args []byte) Key {
+func refIdentity(id, typ, server, tool, args []byte) stream.Key {
 	b := appendField(appendField(appendField(appendField(nil, id), typ), server), tool)
 	canon := stream.AppendCanonical(nil, args)
 	b = append(b, canon...)
 	b = binary.BigEndian.AppendUint64(b, uint64(len(canon)))
-	return KeyOf(b)
+	return stream.KeyOf(b)
 }
 
 // TestCallIdentityFixtures: the identity of every MCP call in the codex
@@ -555,7 +555,7 @@ func TestCallIdentityFixtures(t *testing.T) {
 			args := slices.Clone(it.Arguments)
 			id := stream.Unquote([]byte(`"item_x"`))
 			want := refIdentity(id, []byte("mcp_tool_call"), it.Server, it.Tool, args)
-			identity := func(a []byte) Key {
+			identity := func(a []byte) stream.Key {
 				var fresh Decoder
 				item := Item{Type: McpToolCall, Server: it.Server, Tool: it.Tool}
 				return fresh.callIdentity(id, []byte("mcp_tool_call"), &item, a)
@@ -578,7 +578,7 @@ func TestCallIdentityFixtures(t *testing.T) {
 	}
 	id, typ, server, tool := []byte("item_1"), []byte("mcp_tool_call"), []byte("cairn-memory"), []byte("memory_search")
 	big := strings.Repeat("ledger \\n \\u00e9 ", 3*smallArguments)
-	identity := func(a string) Key {
+	identity := func(a string) stream.Key {
 		var d Decoder
 		item := Item{Type: McpToolCall, Server: server, Tool: tool}
 		return d.callIdentity(id, typ, &item, []byte(a))

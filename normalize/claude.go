@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -121,7 +120,7 @@ type claudeCall struct {
 type Claude struct {
 	record
 	d     *claudeDialect
-	calls map[lifecycle.Key]claudeCall
+	calls map[stream.Key]claudeCall
 	refs  int // call refs handed out
 
 	open      int  // turns opened by init and not yet closed by result
@@ -150,7 +149,7 @@ type Claude struct {
 func NewClaude(e *audit.Engine) *Claude { return newClaudeReader(e, claudeCode) }
 
 func newClaudeReader(e *audit.Engine, d *claudeDialect) *Claude {
-	return &Claude{record: newRecord(e), d: d, calls: map[lifecycle.Key]claudeCall{}, unknownAt: map[string]bool{}}
+	return &Claude{record: newRecord(e), d: d, calls: map[stream.Key]claudeCall{}, unknownAt: map[string]bool{}}
 }
 
 // unknownField notes a member outside the contract in the object at where,
@@ -417,7 +416,7 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 	}
 	sub := stream.TypeOf(parent) == stream.String
 	if sub {
-		if call := c.calls[lifecycle.KeyOf(stream.Unquote(parent))]; !call.agent {
+		if call := c.calls[stream.KeyOf(stream.Unquote(parent))]; !call.agent {
 			// A sub-agent no Agent or Task call started (its parent was
 			// never seen, or is another tool): its calls may have come
 			// before the main agent's first one.
@@ -512,6 +511,12 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if unknown || text != nil {
 		c.unknownField(claudeToolUse)
 	}
+	return c.toolUse(id, name, input, caller, sub, aborted)
+}
+
+// toolUse is an assistant's tool_use block, its members read: a call, of
+// the main agent unless sub or the caller is a program, or tool discovery.
+func (c *Claude) toolUse(id, name, input, caller []byte, sub, aborted bool) error {
 	switch {
 	case stream.TypeOf(id) != stream.String || len(id) <= 2:
 		return c.violation("assistant.tool_use.id")
@@ -524,7 +529,7 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 	if !ok {
 		return c.violation(claudeCaller)
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	if _, dup := c.calls[k]; dup {
 		return c.invalid(audit.DuplicateCallID, "assistant.tool_use.id")
 	}
@@ -727,7 +732,7 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 	case isError != nil && stream.TypeOf(isError) != stream.Bool:
 		return c.violation("user.tool_result.is_error")
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	call, ok := c.calls[k]
 	switch {
 	case !ok:

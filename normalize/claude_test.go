@@ -255,7 +255,7 @@ func claudeFeed(t *testing.T, capture bool, lines ...string) claudeOutcome {
 	c, counts := engine.Finish()
 	var parts []string
 	all := []string{}
-	for _, ch := range []audit.Check{c.EvidenceComplete, c.MemoryFirst, c.RetrievalResult, c.DirectWriteBoundary} {
+	for _, ch := range c.All() {
 		s := string(ch.State)
 		if len(ch.Codes) > 0 {
 			var cs []string

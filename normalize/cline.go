@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -332,10 +331,10 @@ func ClinePlaces() []string {
 // clineCall is what is kept per toolCallId digest: never the id itself.
 type clineCall struct {
 	ref   int
-	tool  audit.Tool    // its catalog tool: a search's result is read
-	name  lifecycle.Key // its toolName: a content_end must name the same
-	frame int           // the serial of the frame it was made in (0: none)
-	spawn bool          // spawn_agent or team_*: may open a sub-agent
+	tool  audit.Tool // its catalog tool: a search's result is read
+	name  stream.Key // its toolName: a content_end must name the same
+	frame int        // the serial of the frame it was made in (0: none)
+	spawn bool       // spawn_agent or team_*: may open a sub-agent
 	ended bool
 }
 
@@ -345,7 +344,7 @@ type clineCall struct {
 // (SPEC §19): its calls, and those of agents nested in it, are sub-agent
 // calls.
 type clineFrame struct {
-	id     lifecycle.Key
+	id     stream.Key
 	serial int // which agent_start opened it
 	spawns int // spawning calls made in this frame and not yet ended
 	lost   bool
@@ -356,7 +355,7 @@ type clineFrame struct {
 // engine (SPEC §19).
 type Cline struct {
 	record
-	calls  map[lifecycle.Key]*clineCall
+	calls  map[stream.Key]*clineCall
 	refs   int
 	frames []clineFrame
 	serial int // frames opened
@@ -372,7 +371,7 @@ type Cline struct {
 
 // NewCline returns a Cline CLI front end that feeds e.
 func NewCline(e *audit.Engine) *Cline {
-	return &Cline{record: newRecord(e), calls: map[lifecycle.Key]*clineCall{}}
+	return &Cline{record: newRecord(e), calls: map[stream.Key]*clineCall{}}
 }
 
 // Checked takes the record on 1-based line n, checked by a stream.Checker
@@ -483,7 +482,7 @@ func (c *Cline) mainStart() bool {
 func (c *Cline) hook() error {
 	parent := c.get(cnParentAgentID)
 	main := parent == nil || stream.TypeOf(parent) == stream.Null
-	id := lifecycle.KeyOf(stream.Unquote(c.get(cnAgentID)))
+	id := stream.KeyOf(stream.Unquote(c.get(cnAgentID)))
 	switch string(stream.Unquote(c.get(cnHookEventName))) {
 	case "agent_start":
 		if main {
@@ -494,7 +493,7 @@ func (c *Cline) hook() error {
 			c.push(clineFrame{id: id})
 			break
 		}
-		pk := lifecycle.KeyOf(stream.Unquote(parent))
+		pk := stream.KeyOf(stream.Unquote(parent))
 		c.settle(pk)
 		top := c.top()
 		attributed := top != nil && !top.lost && top.id == pk && top.spawns > 0
@@ -547,7 +546,7 @@ func (c *Cline) push(f clineFrame) {
 
 // settle closes the failed agents above the one whose record comes, id: an
 // agent that failed (agent_error) prints no agent_end.
-func (c *Cline) settle(id lifecycle.Key) {
+func (c *Cline) settle(id stream.Key) {
 	for top := c.top(); top != nil && top.failed && top.id != id; top = c.top() {
 		c.frames = c.frames[:len(c.frames)-1]
 	}
@@ -653,7 +652,7 @@ func (c *Cline) call() error {
 	if len(id) <= len(`""`) {
 		return c.violation(clineStart + ".toolCallId")
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	if _, dup := c.calls[k]; dup {
 		return c.invalid(audit.DuplicateCallID, clineStart+".toolCallId")
 	}
@@ -661,7 +660,7 @@ func (c *Cline) call() error {
 	// S__T exactly (SPEC §19, §16.6); any other name is opaque.
 	tool := c.catalog.Resolve(audit.SpellCline, name)
 	c.refs++
-	call := &clineCall{ref: c.refs, tool: tool, name: lifecycle.KeyOf(name),
+	call := &clineCall{ref: c.refs, tool: tool, name: stream.KeyOf(name),
 		spawn: string(name) == clineSpawn || len(name) > len(clineTeamPrefix) && string(name[:len(clineTeamPrefix)]) == clineTeamPrefix}
 	c.calls[k] = call
 	sub := len(c.frames) > 1
@@ -684,13 +683,13 @@ func (c *Cline) call() error {
 // result is a tool's content_end: its call's result, an error result when
 // it has error, or its output says isError or has error (SPEC §19).
 func (c *Cline) result() error {
-	call, ok := c.calls[lifecycle.KeyOf(stream.Unquote(c.get(cnToolCallID)))]
+	call, ok := c.calls[stream.KeyOf(stream.Unquote(c.get(cnToolCallID)))]
 	switch {
 	case !ok:
 		return c.invalid(audit.OrphanResult, clineEnd+".toolCallId")
 	case call.ended:
 		return c.invalid(audit.DuplicateResult, clineEnd+".toolCallId")
-	case call.name != lifecycle.KeyOf(stream.Unquote(c.get(cnToolName))):
+	case call.name != stream.KeyOf(stream.Unquote(c.get(cnToolName))):
 		return c.invalid(audit.ItemMismatch, clineEnd+".toolName")
 	}
 	call.ended = true

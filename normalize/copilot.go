@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -148,21 +147,21 @@ type copilotCall struct {
 // at a time, to the engine (SPEC §17).
 type Copilot struct {
 	record
-	calls map[lifecycle.Key]*copilotCall
+	calls map[stream.Key]*copilotCall
 	refs  int
 
-	ended       bool          // result seen
-	session     lifecycle.Key // result's sessionId
-	complete    bool          // result with exitCode 0, nothing cut or failed before
-	cut, failed bool          // agent.interrupted or abort; session.error
-	sawServers  bool          // the first session.mcp_servers_loaded was read
+	ended       bool       // result seen
+	session     stream.Key // result's sessionId
+	complete    bool       // result with exitCode 0, nothing cut or failed before
+	cut, failed bool       // agent.interrupted or abort; session.error
+	sawServers  bool       // the first session.mcp_servers_loaded was read
 	text        textJSON
 	values      [16][]byte // the record's data members, by their index in its row
 }
 
 // NewCopilot returns a Copilot CLI front end that feeds e.
 func NewCopilot(e *audit.Engine) *Copilot {
-	return &Copilot{record: newRecord(e), calls: map[lifecycle.Key]*copilotCall{}}
+	return &Copilot{record: newRecord(e), calls: map[stream.Key]*copilotCall{}}
 }
 
 // unknownField notes a member outside the contract in the object at where
@@ -188,7 +187,7 @@ func (c *Copilot) Checked(line []byte, n int, v stream.Verdict) error {
 		// is a second session.
 		if row != nil && row.name == cpResult {
 			if id := member(line, v.Root, "sessionId"); stream.TypeOf(id) == stream.String &&
-				lifecycle.KeyOf(stream.Unquote(id)) != c.session {
+				stream.KeyOf(stream.Unquote(id)) != c.session {
 				return c.invalid(audit.MultipleTurns, cpResult)
 			}
 		}
@@ -324,7 +323,7 @@ func (c *Copilot) parent(row *copilotRecord) bool {
 	if p == nil {
 		return false
 	}
-	if call := c.calls[lifecycle.KeyOf(stream.Unquote(p))]; call == nil || !call.task || !call.started {
+	if call := c.calls[stream.KeyOf(stream.Unquote(p))]; call == nil || !call.task || !call.started {
 		c.engine.HideOrder(c.n, row.name)
 	}
 	return true
@@ -368,7 +367,7 @@ func (c *Copilot) request(e []byte) error {
 	if !closedOver(e, copilotRequestMembers) {
 		c.unknownField(cpRequest)
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	call := c.calls[k]
 	switch {
 	case call == nil:
@@ -403,7 +402,7 @@ func (c *Copilot) execStart(row *copilotRecord) error {
 	if len(id) <= 2 {
 		return c.violation(cpStartID)
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	call := c.calls[k]
 	switch {
 	case call == nil:
@@ -429,7 +428,7 @@ func (c *Copilot) execStart(row *copilotRecord) error {
 // detailedContent, display strings that join text and JSON).
 func (c *Copilot) execComplete(row *copilotRecord) error {
 	c.parent(row)
-	call := c.calls[lifecycle.KeyOf(stream.Unquote(c.value(row, "toolCallId")))]
+	call := c.calls[stream.KeyOf(stream.Unquote(c.value(row, "toolCallId")))]
 	switch {
 	case call == nil || !call.started:
 		return c.invalid(audit.OrphanResult, cpCompleteID)
@@ -480,7 +479,7 @@ func (c *Copilot) resultValue(result []byte) []byte {
 // subagent is a task call's sub-agent starting: one that no task call
 // started may have acted before the main agent's first call.
 func (c *Copilot) subagent(row *copilotRecord) error {
-	call := c.calls[lifecycle.KeyOf(stream.Unquote(c.value(row, "toolCallId")))]
+	call := c.calls[stream.KeyOf(stream.Unquote(c.value(row, "toolCallId")))]
 	if call == nil || !call.task || !call.started {
 		c.engine.HideOrder(c.n, cpSubagent)
 	}
@@ -528,7 +527,7 @@ func (c *Copilot) result(row *copilotRecord) error {
 		return c.violation("result.exitCode")
 	}
 	if id := c.value(row, "sessionId"); id != nil {
-		c.session = lifecycle.KeyOf(stream.Unquote(id))
+		c.session = stream.KeyOf(stream.Unquote(id))
 	}
 	c.ended = true
 	switch {

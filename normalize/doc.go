@@ -6,9 +6,9 @@
 // (§17), Qwen Code stream-json (§18) and the Cline CLI's --json stream
 // (§19). Each front end holds its format's exact tables (record types,
 // memory server and tool names, the places a finding may name) and reads
-// search results one way
-// (result.go); the JSONL front ends share one read loop (read.go), the
-// document formats (trajectory, OpenCode export) readDocument.
+// search results one way (result.go); the JSONL front ends share one read
+// loop (read.go), the document formats (trajectory, OpenCode export)
+// readDocument.
 //
 // It does not correlate calls across the whole input or judge them: the
 // audit engine does.

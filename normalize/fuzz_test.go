@@ -129,7 +129,7 @@ func lcCheckKinds(t *testing.T, c audit.Checks) {
 	t.Helper()
 	rows := []struct {
 		name   string
-		check  audit.Check
+		check  audit.Verdict
 		states []audit.State
 		kinds  map[audit.State][]audit.Kind
 	}{
@@ -648,7 +648,7 @@ func (m *lcModel) incomplete(c lcCall) {
 
 // absent is SPEC §6's absence rule: a fail only when the turn completed and
 // nothing unknown was seen.
-func (m *lcModel) absent() audit.Check {
+func (m *lcModel) absent() audit.Verdict {
 	var cut []audit.Code
 	for _, c := range []audit.Code{audit.TurnFailed, audit.TurnIncomplete, audit.UnknownRecord, audit.UnknownItemType} {
 		if m.evidence[c] {
@@ -733,10 +733,10 @@ func (m *lcModel) finish() (audit.Checks, audit.Counts) {
 	return ch, m.counts
 }
 
-func lcCheck(s audit.State, codes ...audit.Code) audit.Check {
+func lcCheck(s audit.State, codes ...audit.Code) audit.Verdict {
 	if codes == nil {
 		codes = []audit.Code{}
 	}
 	slices.SortFunc(codes, func(a, b audit.Code) int { return strings.Compare(a.String(), b.String()) })
-	return audit.Check{State: s, Codes: codes}
+	return audit.Verdict{State: s, Codes: codes}
 }

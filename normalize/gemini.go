@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -84,7 +83,7 @@ type geminiCall struct {
 // time, to the engine (SPEC §11).
 type Gemini struct {
 	record
-	calls map[lifecycle.Key]geminiCall
+	calls map[stream.Key]geminiCall
 	refs  int
 
 	started, ended bool // init and result seen
@@ -94,7 +93,7 @@ type Gemini struct {
 
 // NewGemini returns a Gemini CLI front end that feeds e.
 func NewGemini(e *audit.Engine) *Gemini {
-	return &Gemini{record: newRecord(e), calls: map[lifecycle.Key]geminiCall{}}
+	return &Gemini{record: newRecord(e), calls: map[stream.Key]geminiCall{}}
 }
 
 // Checked takes the record on 1-based line n, checked by a stream.Checker
@@ -217,7 +216,7 @@ func (g *Gemini) toolUse(row *geminiRecord) error {
 	if len(id) <= 2 {
 		return g.invalid(audit.SchemaViolation, "tool_use.tool_id")
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	if _, dup := g.calls[k]; dup {
 		return g.invalid(audit.DuplicateCallID, "tool_use.tool_id")
 	}
@@ -237,7 +236,7 @@ func (g *Gemini) toolUse(row *geminiRecord) error {
 }
 
 func (g *Gemini) toolResult(row *geminiRecord) error {
-	k := lifecycle.KeyOf(stream.Unquote(g.value(row, "tool_id")))
+	k := stream.KeyOf(stream.Unquote(g.value(row, "tool_id")))
 	call, ok := g.calls[k]
 	switch {
 	case !ok:

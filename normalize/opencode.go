@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -88,7 +87,7 @@ type ocCall struct {
 // at a time, to the engine (SPEC §13).
 type OpenCode struct {
 	ocParts
-	session lifecycle.Key
+	session stream.Key
 	started bool // a record was read: session is set
 
 	step       []ocCall // the calls of the open step
@@ -104,12 +103,12 @@ type OpenCode struct {
 type ocParts struct {
 	record
 	refs    int
-	callIDs map[lifecycle.Key]struct{}
+	callIDs map[stream.Key]struct{}
 	text    textJSON
 }
 
 func newOCParts(e *audit.Engine) ocParts {
-	return ocParts{record: newRecord(e), callIDs: map[lifecycle.Key]struct{}{}}
+	return ocParts{record: newRecord(e), callIDs: map[stream.Key]struct{}{}}
 }
 
 // NewOpenCode returns an OpenCode run front end that feeds e.
@@ -139,7 +138,7 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 	if stream.TypeOf(session) != stream.String {
 		return o.violation("sessionID")
 	}
-	if k := lifecycle.KeyOf(stream.Unquote(session)); !o.started {
+	if k := stream.KeyOf(stream.Unquote(session)); !o.started {
 		o.session, o.started = k, true
 	} else if k != o.session {
 		// Two runs in one file, or a child session's records.
@@ -177,27 +176,32 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 		}
 		return o.add(audit.Event{Kind: audit.EventCounted})
 	case "step_finish":
-		reason := p.reason
-		if stream.TypeOf(reason) != stream.String {
-			return o.violation("step_finish.part.reason")
-		}
-		o.lastReason = ocReasonOther
-		switch {
-		case stream.TextIs(reason, "stop"):
-			o.lastReason = ocReasonStop
-		case stream.TextIs(reason, "tool-calls"):
-			o.lastReason = ocReasonToolCalls
-		}
-		if err := o.endStep(); err != nil {
-			return err
-		}
-		return o.add(audit.Event{Kind: audit.EventCounted, Where: ocStepFinish})
+		return o.stepFinish(p.reason)
 	case "text":
 		return o.add(audit.Event{Kind: audit.EventNarration, Where: ocText})
 	case "reasoning":
 		return o.add(audit.Event{Kind: audit.EventReasoning})
 	}
 	return o.toolUse(p)
+}
+
+// stepFinish ends the open step and notes why the model stopped
+// (reason): the last step's reason tells End whether the run finished.
+func (o *OpenCode) stepFinish(reason []byte) error {
+	if stream.TypeOf(reason) != stream.String {
+		return o.violation("step_finish.part.reason")
+	}
+	o.lastReason = ocReasonOther
+	switch {
+	case stream.TextIs(reason, "stop"):
+		o.lastReason = ocReasonStop
+	case stream.TextIs(reason, "tool-calls"):
+		o.lastReason = ocReasonToolCalls
+	}
+	if err := o.endStep(); err != nil {
+		return err
+	}
+	return o.add(audit.Event{Kind: audit.EventCounted, Where: ocStepFinish})
 }
 
 // toolUse takes a tool part in its final state: a call of the open step
@@ -225,7 +229,7 @@ func (o *ocParts) toolPart(p ocPart, part, where string) (audit.Event, audit.Eve
 	case stream.TypeOf(state) != stream.Object:
 		return audit.Event{}, audit.Event{}, o.violation(part + ".state")
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	if _, dup := o.callIDs[k]; dup {
 		return audit.Event{}, audit.Event{}, o.invalid(audit.DuplicateCallID, part+".callID")
 	}

@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -80,7 +79,7 @@ type piCallState struct {
 	ref        int
 	kind       piKind
 	tool       audit.Tool // its catalog tool: a search's result is read
-	name, args lifecycle.Key
+	name, args stream.Key
 	fromBlock  bool // a toolCall block; false for a nested call
 	sub        bool // a sub-agent's call
 	started    bool
@@ -91,7 +90,7 @@ type piCallState struct {
 // engine (SPEC §12).
 type Pi struct {
 	record
-	calls map[lifecycle.Key]*piCallState
+	calls map[stream.Key]*piCallState
 	refs  int
 
 	attempt    bool // between agent_start and agent_end
@@ -103,7 +102,7 @@ type Pi struct {
 
 // NewPi returns a Pi front end that feeds e.
 func NewPi(e *audit.Engine) *Pi {
-	return &Pi{record: newRecord(e), calls: map[lifecycle.Key]*piCallState{}}
+	return &Pi{record: newRecord(e), calls: map[stream.Key]*piCallState{}}
 }
 
 // member returns the value of the member name of the record (nil when
@@ -405,12 +404,12 @@ func (p *Pi) block(block []byte, cut bool) (bool, error) {
 	case stream.TypeOf(args) != stream.Object:
 		return true, p.violation("message_end.assistant.toolCall.arguments")
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	if _, dup := p.calls[k]; dup {
 		return true, p.invalid(audit.DuplicateCallID, "message_end.assistant.toolCall.id")
 	}
 	tool := stream.Unquote(name)
-	c := &piCallState{kind: piKindOf(tool), name: lifecycle.KeyOf(tool), args: lifecycle.ValueKey(args), fromBlock: true}
+	c := &piCallState{kind: piKindOf(tool), name: stream.KeyOf(tool), args: stream.ValueKey(args), fromBlock: true}
 	p.calls[k] = c
 	return true, p.call(c, tool, args, cut, piToolCall)
 }
@@ -487,7 +486,7 @@ func (p *Pi) execStart(line []byte, root []stream.Span) error {
 	case parent != nil && stream.TypeOf(parent) != stream.String:
 		return p.violation("tool_execution_start.parentToolCallId")
 	}
-	k := lifecycle.KeyOf(stream.Unquote(id))
+	k := stream.KeyOf(stream.Unquote(id))
 	tool := stream.Unquote(name)
 	if c, ok := p.calls[k]; ok {
 		switch {
@@ -495,7 +494,7 @@ func (p *Pi) execStart(line []byte, root []stream.Span) error {
 			return p.invalid(audit.DuplicateCallID, "tool_execution_start.toolCallId")
 		case !c.fromBlock:
 			return p.invalid(audit.DuplicateCallID, "tool_execution_start.toolCallId")
-		case c.name != lifecycle.KeyOf(tool) || c.args != lifecycle.ValueKey(args):
+		case c.name != stream.KeyOf(tool) || c.args != stream.ValueKey(args):
 			return p.invalid(audit.ItemMismatch, piExecStart)
 		}
 		c.started = true
@@ -503,7 +502,7 @@ func (p *Pi) execStart(line []byte, root []stream.Span) error {
 	}
 	var by *piCallState
 	if parent != nil {
-		by = p.calls[lifecycle.KeyOf(stream.Unquote(parent))]
+		by = p.calls[stream.KeyOf(stream.Unquote(parent))]
 	}
 	if by == nil || !by.started || by.ended {
 		// Neither a toolCall nor the call of a running tool.
@@ -529,7 +528,7 @@ func (p *Pi) execEnd(line []byte, root []stream.Span) error {
 	case stream.TypeOf(isError) != stream.Bool:
 		return p.violation("tool_execution_end.isError")
 	}
-	c, ok := p.calls[lifecycle.KeyOf(stream.Unquote(id))]
+	c, ok := p.calls[stream.KeyOf(stream.Unquote(id))]
 	switch {
 	case !ok || !c.started:
 		return p.invalid(audit.OrphanResult, "tool_execution_end.toolCallId")

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -93,7 +92,7 @@ func (c *Claude) task(line []byte, root []stream.Span) error {
 	}
 	hides := true
 	if stream.TypeOf(id) == stream.String {
-		k := lifecycle.KeyOf(stream.Unquote(id))
+		k := stream.KeyOf(stream.Unquote(id))
 		if call, ok := c.calls[k]; ok {
 			hides = call.agent
 			if call.agent && !call.background {

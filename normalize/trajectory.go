@@ -7,7 +7,6 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/lifecycle"
 	"github.com/cairn-audit/cairn/stream"
 )
 
@@ -51,7 +50,7 @@ type Trajectory struct {
 	seen    map[string]bool // required top-level members seen
 	lastSeq int64
 	haveSeq bool
-	calls   map[lifecycle.Key]callState
+	calls   map[stream.Key]callState
 	capture bool
 	text    textJSON
 	seq     int64 // scratch for the event being decoded
@@ -70,7 +69,7 @@ func NewTrajectory(rules audit.Rules) *Trajectory {
 	t := &Trajectory{
 		engines: map[string]*audit.Engine{},
 		seen:    map[string]bool{},
-		calls:   map[lifecycle.Key]callState{},
+		calls:   map[stream.Key]callState{},
 	}
 	for _, h := range Harnesses {
 		t.engines[h] = audit.NewEngine(rules)
@@ -386,7 +385,7 @@ func (t *Trajectory) Event(v []byte, _ stream.Located, i int) error {
 
 const whereSequence = "events[].sequence"
 
-func callKey(id []byte) lifecycle.Key { return lifecycle.KeyOf(stream.Unquote(id)) }
+func callKey(id []byte) stream.Key { return stream.KeyOf(stream.Unquote(id)) }
 
 func (t *Trajectory) invocation(p []byte, i int) error {
 	var id, tool, input []byte

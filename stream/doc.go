@@ -4,6 +4,8 @@
 // time, under the spec's limits (16 MiB, 50,000 records or events, nesting
 // 128), refusing a BOM, UTF-16, invalid UTF-8, malformed JSON and repeated
 // member names, and computing the input's SHA-256 on the same single pass.
+// Its Key (key.go) is the seeded 128-bit digest every front end keeps of
+// an id, a name or a value instead of the bytes.
 // It also opens input files safely (no links anywhere on the path, no
 // blocking on FIFOs, changes detected, no more open at once than the
 // descriptor limit leaves room for), and holds any reader to io.Reader's

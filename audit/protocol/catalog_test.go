@@ -146,14 +146,17 @@ func parse(t *testing.T, doc map[string]any) *audit.Catalog {
 }
 
 // audit2 is the four checks' states of input in under catalog c.
-func audit2(t *testing.T, in scriptInput, c *audit.Catalog) [4]audit.State {
+func audit2(t *testing.T, in scriptInput, c *audit.Catalog) [audit.NumChecks]audit.State {
 	t.Helper()
 	rep, err := AuditBytes(in.body, Options{Format: in.format, Catalog: c})
 	if err != nil || rep.Checks == nil {
 		t.Fatalf("%v, %+v", err, rep.Error)
 	}
-	ch := rep.Checks
-	return [4]audit.State{ch.EvidenceComplete.State, ch.MemoryFirst.State, ch.RetrievalResult.State, ch.DirectWriteBoundary.State}
+	var states [audit.NumChecks]audit.State
+	for k, v := range rep.Checks.All() {
+		states[k] = v.State
+	}
+	return states
 }
 
 type scriptInput struct {

@@ -22,8 +22,8 @@ type Style struct {
 	IDKeyed map[string]bool
 }
 
-// Plain is the shape style of the Claude Code, Gemini CLI, Pi and OpenCode
-// captures.
+// Plain is the shape style of every capture but Codex's (whose style
+// is codex-real's codexStyle).
 var Plain = Style{Sep: ","}
 
 // ShapeValue reads one JSON value from dec (which must UseNumber) and

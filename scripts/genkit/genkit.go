@@ -1,6 +1,7 @@
-// Package genkit is what the benchmark generators (scripts/genclaude,
-// gengemini, genpi, genopencode) share: SPEC §3's limits, the -size and
-// -seed flags, a counted output and the words their texts are made of.
+// Package genkit is what the benchmark generators of every format but
+// Codex's (scripts/genclaude, gengemini, genpi, genopencode, gencopilot,
+// genqwen, gencline) share: SPEC §3's limits, the -size and -seed flags,
+// a counted output and the words their texts are made of.
 package genkit
 
 import (

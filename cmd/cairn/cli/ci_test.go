@@ -21,15 +21,15 @@ import (
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
-	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
 	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
-// The CI formats (SPEC §14.1) on real reports of every input format of
-// the table: SARIF against the SARIF 2.1.0 JSON Schema and against the
-// JSON report of each input, JUnit against the JUnit schema's structure,
-// GitHub's workflow commands and step summary line by line; none may hold
-// input text.
+// Every format of --output (SPEC §7.3, §14.1) on real reports of every
+// input format of the table: SARIF against the SARIF 2.1.0 JSON Schema and
+// against the JSON report of each input, JUnit against the JUnit schema's
+// structure, GitHub's workflow commands and step summary, the text and
+// the JSON lines line by line; none may hold input text.
 
 // ciInput is one input of a format and the JSON report cairn gives it.
 type ciInput struct {
@@ -193,12 +193,12 @@ func (in ciInput) parsed(t *testing.T) ciReport {
 
 var ciCheckNames = []string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"}
 
-// TestCheckNames holds audit.Checks.List, where every renderer takes the
-// check names, to the report's members.
+// TestCheckNames holds the names of audit.Check, where every renderer
+// takes them, to the report's members.
 func TestCheckNames(t *testing.T) {
 	var got []string
-	for _, c := range (&audit.Checks{}).List() {
-		got = append(got, c.Name)
+	for k := range audit.NumChecks {
+		got = append(got, k.String())
 	}
 	b, _ := json.Marshal(audit.Checks{})
 	var members []string
@@ -212,7 +212,7 @@ func TestCheckNames(t *testing.T) {
 		}
 	}
 	if !slices.Equal(got, members) || !slices.Equal(got, ciCheckNames) {
-		t.Errorf("Checks.List names %v, the report's members are %v", got, members)
+		t.Errorf("audit.Check names %v, the report's members are %v", got, members)
 	}
 }
 
@@ -299,7 +299,7 @@ func validateSARIF(t *testing.T, schema *jsonschema.Schema, name string, doc []b
 	if err := json.Unmarshal(doc, &log); err != nil {
 		t.Fatal(err)
 	}
-	if log.Version != "2.1.0" || log.Schema != cireport.SchemaURI || len(log.Runs) != 1 {
+	if log.Version != "2.1.0" || log.Schema != render.SchemaURI || len(log.Runs) != 1 {
 		return fmt.Errorf("%s: version %s, $schema %s, %d runs", name, log.Version, log.Schema, len(log.Runs))
 	}
 	run := log.Runs[0]
@@ -318,7 +318,7 @@ func validateSARIF(t *testing.T, schema *jsonschema.Schema, name string, doc []b
 	}
 	for i, r := range run.Tool.Driver.Rules {
 		c := codes[i]
-		if r.ID != c.String() || r.Name != cireport.RuleName(c) || r.ShortDescription.Text != c.Meaning() || r.HelpURI != cireport.HelpURI(c) || r.DefaultConfiguration.Level != cireport.Level(c) {
+		if r.ID != c.String() || r.Name != render.RuleName(c) || r.ShortDescription.Text != c.Meaning() || r.HelpURI != render.HelpURI(c) || r.DefaultConfiguration.Level != render.Level(c) {
 			return fmt.Errorf("%s: rule %d is %+v, want %s", name, i, r, c)
 		}
 	}
@@ -361,7 +361,7 @@ func validateSARIF(t *testing.T, schema *jsonschema.Schema, name string, doc []b
 		if r.RuleID != w.code || r.RuleIndex < 0 || r.RuleIndex >= len(codes) || run.Tool.Driver.Rules[r.RuleIndex].ID != w.code {
 			return fmt.Errorf("%s: result %d is rule %s (index %d), want %s", name, i, r.RuleID, r.RuleIndex, w.code)
 		}
-		if r.Level != cireport.Level(code) || r.Level == "none" {
+		if r.Level != render.Level(code) || r.Level == "none" {
 			return fmt.Errorf("%s: result %d (%s) has level %s", name, i, w.code, r.Level)
 		}
 		if r.Properties.Input != w.input || !sameInt(r.Properties.Record, w.record) || !sameString(r.Properties.Where, w.where) {
@@ -373,7 +373,7 @@ func validateSARIF(t *testing.T, schema *jsonschema.Schema, name string, doc []b
 		format := ins[w.input-1].parsed(t).Input.Format
 		fqn := []string{fmt.Sprintf("input %d", w.input)}
 		if w.record != nil {
-			fqn = append(fqn, recordText(format, w.record))
+			fqn = append(fqn, render.RecordText(format, w.record))
 		}
 		if w.where != nil {
 			fqn = append(fqn, *w.where)
@@ -569,7 +569,7 @@ func validateGitHub(t *testing.T, name string, out, summary []byte, ins []ciInpu
 	printed, left := map[string]int{}, map[string]int{}
 	for _, w := range want {
 		level, _, _ := strings.Cut(w, " ")
-		room := cireport.MaxAnnotations
+		room := render.MaxAnnotations
 		if level == "notice" {
 			room--
 		}
@@ -619,6 +619,105 @@ func validateGitHub(t *testing.T, name string, out, summary []byte, ins []ciInpu
 	return nil
 }
 
+// validateJSON checks eval batch's JSON lines of ins: line i is byte for
+// byte the report of input i (SPEC §10), and nothing follows.
+func validateJSON(t *testing.T, name string, doc []byte, ins []ciInput) error {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(doc), "\n"), "\n")
+	if len(lines) != len(ins) || !bytes.HasSuffix(doc, []byte("\n")) {
+		return fmt.Errorf("%s: %d lines, want a report per input:\n%s", name, len(lines), doc)
+	}
+	for i, in := range ins {
+		if want := strings.TrimSuffix(string(in.report), "\n"); lines[i] != want {
+			return fmt.Errorf("%s: line %d is\n%s\nwant the report of input %d\n%s", name, i+1, lines[i], i+1, want)
+		}
+	}
+	return nil
+}
+
+// validateText checks the text of ins: eval batch's (batch) is a line per
+// input, in order, with its position, status, exit code and the codes of
+// its checks that did not pass (or its error's), then the totals line;
+// eval protocol's, of one input, is the human report, which starts with
+// the status and exit code and ends with what is not certified.
+func validateText(t *testing.T, name string, doc []byte, ins []ciInput, batch bool) error {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(doc), "\n"), "\n")
+	if !batch {
+		rep := ins[0].parsed(t)
+		first := fmt.Sprintf("cairn eval protocol: %s (exit %d)", strings.ToUpper(rep.Status), rep.ExitCode)
+		last := fmt.Sprintf("%-22s %s", "not certified", strings.Join(rep.Limitations, " "))
+		if len(ins) != 1 || lines[0] != first || lines[len(lines)-1] != last {
+			return fmt.Errorf("%s: the human report does not start %q and end %q:\n%s", name, first, last, doc)
+		}
+		return nil
+	}
+	if len(lines) != len(ins)+1 {
+		return fmt.Errorf("%s: %d lines, want one per input and the totals:\n%s", name, len(lines), doc)
+	}
+	statuses := map[string]int{}
+	worst := audit.StatusPass
+	for i, in := range ins {
+		rep := in.parsed(t)
+		statuses[rep.Status]++
+		if st := audit.Status(rep.Status); st.Precedence() > worst.Precedence() {
+			worst = st
+		}
+		var codes []string
+		if rep.Error != nil {
+			codes = append(codes, rep.Error.Code)
+		} else {
+			for _, c := range ciCheckNames {
+				if check := (*rep.Checks)[c]; check.State != "pass" {
+					for _, code := range check.Codes {
+						if !slices.Contains(codes, code) {
+							codes = append(codes, code)
+						}
+					}
+				}
+			}
+		}
+		want := strings.TrimSpace(fmt.Sprintf("%-6d %-12s exit %d  %s", i+1, rep.Status, rep.ExitCode, strings.Join(codes, " ")))
+		if lines[i] != want {
+			return fmt.Errorf("%s: line %d is %q, want %q", name, i+1, lines[i], want)
+		}
+	}
+	totals := fmt.Sprintf("total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d)", len(ins),
+		statuses["pass"], statuses["fail"], statuses["inconclusive"], statuses["invalid"], worst.ExitCode())
+	if last := lines[len(lines)-1]; last != totals {
+		return fmt.Errorf("%s: last line %q, want the totals %q", name, last, totals)
+	}
+	return nil
+}
+
+// ciValidator validates a format's document of ins: eval batch's
+// (batch), or eval protocol's of one input; summary is the step summary
+// of a format that writes one (render.Format.StepSummary), uris the
+// --sarif-uri of a format that names inputs.
+type ciValidator func(t *testing.T, name string, doc, summary []byte, ins []ciInput, uris []string, batch bool) error
+
+// ciValidators are the validators of every format of --output, by name:
+// a format of the table without one fails TestCIFormatsOnRealReports.
+func ciValidators(schema *jsonschema.Schema) map[string]ciValidator {
+	return map[string]ciValidator{
+		"text": func(t *testing.T, name string, doc, _ []byte, ins []ciInput, _ []string, batch bool) error {
+			return validateText(t, name, doc, ins, batch)
+		},
+		"json": func(t *testing.T, name string, doc, _ []byte, ins []ciInput, _ []string, _ bool) error {
+			return validateJSON(t, name, doc, ins)
+		},
+		"sarif": func(t *testing.T, name string, doc, _ []byte, ins []ciInput, uris []string, _ bool) error {
+			return validateSARIF(t, schema, name, doc, ins, uris)
+		},
+		"junit": func(t *testing.T, name string, doc, _ []byte, ins []ciInput, _ []string, _ bool) error {
+			return validateJUnit(t, name, doc, ins)
+		},
+		"github": func(t *testing.T, name string, doc, summary []byte, ins []ciInput, _ []string, _ bool) error {
+			return validateGitHub(t, name, doc, summary, ins)
+		},
+	}
+}
+
 // ciVocabulary is what a CI document may say whatever the input: the
 // inputs' JSON reports (payload-free, as the privacy tests prove), the
 // code texts, every format's places and harness, and the renderers' own
@@ -636,10 +735,10 @@ func ciVocabulary(ins map[string][]ciInput) string {
 			b.Write(in.report)
 		}
 	}
-	b.WriteString(cireport.SchemaURI + "\n" + cireport.InformationURI + "\n" + cireport.CodesURL + "\n" + version() + "\n")
+	b.WriteString(render.SchemaURI + "\n" + render.InformationURI + "\n" + render.CodesURL + "\n" + version() + "\n")
 	// The documents' own words: what they print for an empty input.
-	for _, output := range []string{"sarif", "junit", "github"} {
-		_, stdout, stderr := runCapture([]string{"eval", "protocol", "--codex-jsonl", "-", "--output", output}, map[string]string{"CAIRN_EVAL": "1"})
+	for _, f := range render.Formats() {
+		_, stdout, stderr := runCapture([]string{"eval", "protocol", "--codex-jsonl", "-", "--output", f.Name}, map[string]string{"CAIRN_EVAL": "1"})
 		b.WriteString(stdout + stderr)
 	}
 	b.WriteString(ciStructureWords)
@@ -688,12 +787,13 @@ func ciNoLeak(t *testing.T, what, vocab string, inputs [][]byte, doc []byte) {
 	}
 }
 
-// TestCIFormatsOnRealReports runs eval batch with each CI format over
-// every format's inputs (ciInputs), and eval protocol over one input of
-// each outcome, and validates what they print.
+// TestCIFormatsOnRealReports runs eval batch with each format of --output
+// (render.Formats: every one needs a validator) over every input
+// format's inputs (ciInputs), and eval protocol over one input of each
+// outcome, and validates what they print.
 func TestCIFormatsOnRealReports(t *testing.T) {
 	t.Parallel()
-	schema := sarifSchema(t)
+	validators := ciValidators(sarifSchema(t))
 	all := ciInputs(t)
 	vocab := ciVocabulary(all)
 	env := map[string]string{"CAIRN_EVAL": "1"}
@@ -727,56 +827,71 @@ func TestCIFormatsOnRealReports(t *testing.T) {
 					}
 				}
 			}
-			_, sarif, stderr := batch(append([]string{"--output", "sarif"}, uriArgs...)...)
-			if err := validateSARIF(t, schema, "batch sarif", []byte(sarif), ins, uris); err != nil {
-				t.Fatal(err)
+			// Each format's document of every input, with a step summary
+			// for the format that writes one; with and without URIs for
+			// the format that names inputs.
+			for _, o := range render.Formats() {
+				validate := validators[o.Name]
+				if validate == nil {
+					t.Fatalf("--output %s has no validator in ciValidators", o.Name)
+				}
+				env := map[string]string{"CAIRN_EVAL": "1"}
+				summary := ""
+				if o.StepSummary {
+					summary = filepath.Join(t.TempDir(), "summary.md")
+					env["GITHUB_STEP_SUMMARY"] = summary
+				}
+				_, doc, stderr := runCapture(append([]string{"eval", "batch", "--format", f.Name, "--output", o.Name}, paths...), env)
+				var written []byte
+				if o.StepSummary {
+					var err error
+					if written, err = os.ReadFile(summary); err != nil {
+						t.Fatal(err)
+					}
+					noLeak("the step summary", written)
+				}
+				if err := validate(t, "batch "+o.Name, []byte(doc), written, ins, nil, true); err != nil {
+					t.Fatal(err)
+				}
+				noLeak(o.Name, []byte(doc+stderr))
+				if o.NamesInputs {
+					_, named, _ := batch(append([]string{"--output", o.Name}, uriArgs...)...)
+					if err := validate(t, "batch "+o.Name+" with URIs", []byte(named), nil, ins, uris, true); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
-			_, plain, _ := batch("--output", "sarif")
-			if err := validateSARIF(t, schema, "batch sarif without URIs", []byte(plain), ins, nil); err != nil {
-				t.Fatal(err)
-			}
-			noLeak("sarif", []byte(plain+stderr))
-			_, junit, stderr := batch("--output", "junit")
-			if err := validateJUnit(t, "batch junit", []byte(junit), ins); err != nil {
-				t.Fatal(err)
-			}
-			noLeak("junit", []byte(junit+stderr))
-			summary := filepath.Join(t.TempDir(), "summary.md")
-			_, github, stderr := runCapture(append([]string{"eval", "batch", "--format", f.Name, "--output", "github"}, paths...),
-				map[string]string{"CAIRN_EVAL": "1", "GITHUB_STEP_SUMMARY": summary})
-			written, err := os.ReadFile(summary)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := validateGitHub(t, "batch github", []byte(github), written, ins); err != nil {
-				t.Fatal(err)
-			}
-			noLeak("github", []byte(github+stderr))
-			noLeak("the step summary", written)
 
-			// eval protocol: the document of a batch of one.
+			// eval protocol: the document of a batch of one, but for the
+			// human report, eval protocol's own.
 			for _, st := range []string{"pass", "fail", "inconclusive", "invalid"} {
 				i := slices.IndexFunc(ins, func(in ciInput) bool { return in.status == st })
 				in := ins[i]
-				for _, output := range []string{"sarif", "junit", "github"} {
-					args := []string{"eval", "protocol", "--" + f.Name, in.path, "--output", output}
-					bargs := []string{"eval", "batch", "--format", f.Name, "--output", output, in.path}
-					if output == "sarif" {
+				for _, o := range render.Formats() {
+					args := []string{"eval", "protocol", "--" + f.Name, in.path, "--output", o.Name}
+					bargs := []string{"eval", "batch", "--format", f.Name, "--output", o.Name, in.path}
+					var inURIs []string
+					if o.NamesInputs {
+						inURIs = uris[i : i+1]
 						args = append(args, "--sarif-uri", uris[i])
 						bargs = append(bargs, "--sarif-uri", uris[i])
 					}
 					code, got, _ := runCapture(args, env)
-					_, one, _ := runCapture(bargs, env)
-					if got != one || code != in.parsed(t).ExitCode {
-						t.Errorf("%s (%s) --output %s: exit %d, and eval protocol's document differs from eval batch's of one:\n%s\n%s", in.name, st, output, code, got, one)
+					if code != in.parsed(t).ExitCode {
+						t.Errorf("%s (%s) --output %s: exit %d, want %d", in.name, st, o.Name, code, in.parsed(t).ExitCode)
 					}
-					switch output {
-					case "sarif":
-						if err := validateSARIF(t, schema, in.name, []byte(got), []ciInput{in}, []string{uris[i]}); err != nil {
+					if o.Human {
+						if err := validators[o.Name](t, in.name, []byte(got), nil, []ciInput{in}, inURIs, false); err != nil {
 							t.Fatal(err)
 						}
-					case "junit":
-						if err := validateJUnit(t, in.name, []byte(got), []ciInput{in}); err != nil {
+						continue
+					}
+					_, one, _ := runCapture(bargs, env)
+					if got != one {
+						t.Errorf("%s (%s) --output %s: eval protocol's document differs from eval batch's of one:\n%s\n%s", in.name, st, o.Name, got, one)
+					}
+					if !o.StepSummary {
+						if err := validators[o.Name](t, in.name, []byte(got), nil, []ciInput{in}, inURIs, false); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -831,11 +946,11 @@ func TestHelpURIAnchors(t *testing.T) {
 			anchor = githubSlug(h)
 		}
 		if m := row.FindStringSubmatch(line); m != nil {
-			found[m[1]] = cireport.CodesURL + "#" + anchor
+			found[m[1]] = render.CodesURL + "#" + anchor
 		}
 	}
 	for _, c := range audit.Codes() {
-		if got := cireport.HelpURI(c); got != found[c.String()] {
+		if got := render.HelpURI(c); got != found[c.String()] {
 			t.Errorf("%s: help URI %s, docs/codes.md has it under %s", c, got, found[c.String()])
 		}
 	}
@@ -889,7 +1004,7 @@ func TestIsURIReference(t *testing.T) {
 		{"{x}|<z>\"", false},
 		{"a\x00b", false},
 	} {
-		if got := cireport.IsURIReference(tc.in); got != tc.want {
+		if got := render.IsURIReference(tc.in); got != tc.want {
 			t.Errorf("IsURIReference(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
@@ -913,15 +1028,15 @@ func TestSARIFToolVersion(t *testing.T) {
 		{"unknown", "not a revision!", false, "0.0.0-dev", "0.0.0-dev"},
 		{"v01.2.3", "", false, "0.0.0-dev", "0.0.0-dev"},
 	} {
-		v, sem := cireport.ToolVersion(tc.cairn, tc.revision, tc.modified)
+		v, sem := render.ToolVersion(tc.cairn, tc.revision, tc.modified)
 		if v != tc.version || sem != tc.sem {
 			t.Errorf("ToolVersion(%q, %q, %v) = %q, %q; want %q, %q", tc.cairn, tc.revision, tc.modified, v, sem, tc.version, tc.sem)
 		}
 	}
 }
 
-// TestCIValidatorsReject shows that validateSARIF, validateJUnit and
-// validateGitHub are not vacuous: each mutation of a good document, the
+// TestCIValidatorsReject shows that validateSARIF, validateJUnit,
+// validateGitHub, validateText and validateJSON are not vacuous: each mutation of a good document, the
 // schema still satisfied where it is SARIF, fails them.
 func TestCIValidatorsReject(t *testing.T) {
 	schema := sarifSchema(t)
@@ -1005,5 +1120,31 @@ func TestCIValidatorsReject(t *testing.T) {
 	}
 	if validateGitHub(t, "a lost row", []byte(github), []byte(mutate("a lost row", string(summary), "| 2 | codex-jsonl", "| 3 | codex-jsonl")), ins) == nil {
 		t.Errorf("validateGitHub accepts a summary with a wrong row")
+	}
+	text := batch()
+	if err := validateText(t, "good", []byte(text), ins, true); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	for _, tc := range []struct{ name, old, new string }{
+		{"another exit", first, strings.Replace(first, "exit 1", "exit 3", 1)},
+		{"a lost code", first, strings.Fields(first)[0] + "      fail         exit 1"},
+		{"a lost line", first + "\n", ""},
+		{"wrong totals", "(exit 1)", "(exit 0)"},
+	} {
+		if validateText(t, tc.name, []byte(mutate(tc.name, text, tc.old, tc.new)), ins, true) == nil {
+			t.Errorf("validateText accepts %s", tc.name)
+		}
+	}
+	if err := validateJSON(t, "good", []byte(reports), ins); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, old, new string }{
+		{"another status", `"status":"fail"`, `"status":"pass"`},
+		{"a lost report", string(ins[1].report) + "\n", ""},
+	} {
+		if validateJSON(t, tc.name, []byte(mutate(tc.name, reports, tc.old, tc.new)), ins) == nil {
+			t.Errorf("validateJSON accepts %s", tc.name)
+		}
 	}
 }

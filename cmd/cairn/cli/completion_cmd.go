@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
 type completionCmd struct {
@@ -383,10 +385,8 @@ func writeFish(w io.Writer, nodes []cmdNode) {
 func enumHelp(flag, value string) (string, bool) {
 	switch flag {
 	case "output":
-		for _, o := range outputFormats {
-			if o.name == value {
-				return o.help, true
-			}
+		if f, ok := render.FormatNamed(value); ok {
+			return f.Help, true
 		}
 	case "fail-on":
 		for _, o := range failOutcomes {

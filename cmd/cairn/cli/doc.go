@@ -1,7 +1,7 @@
 // Package cli is the cairn command line: the kong grammar, the CAIRN_EVAL
-// gate, the wiring of safe input to the audit, the JSON and human reports
-// (the CI formats are package cireport's), format hints, and exit codes.
-// It holds no audit logic.
+// gate, the wiring of safe input to the audit and of the report to the
+// writer of --output (every format is a row of package render's table),
+// format hints, and exit codes. It holds no audit logic.
 //
 //	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --opencode-export PATH | --copilot-jsonl PATH | --qwen-jsonl PATH | --cline-jsonl PATH | --trajectory PATH)
 //	                    [--json | --output FORMAT] [--fail-on LIST] [--sarif-uri URI] [--capture-authorized]

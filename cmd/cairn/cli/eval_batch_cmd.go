@@ -13,7 +13,7 @@ import (
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
-	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
 type evalBatchCmd struct {
@@ -155,38 +155,20 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 	// with nothing to audit prints nothing on stdout.
 	var doc *document
 	openDoc := func() {
-		if doc == nil && output != "json" && output != "text" {
-			doc, _ = openDocument(e, output, c.Report.SARIFURI)
+		if doc == nil {
+			doc = openDocument(e, output, true, c.Report.SARIFURI)
 		}
 	}
-	totals := map[audit.Status]int{}
 	// failing is the worst of the outcomes that exit non-zero (--fail-on):
 	// the process's exit, SPEC §10, unless the batch stops early.
 	failing := audit.StatusPass
 	var hints batchHints
-	audited := 0
-	// A signal stops the batch with its document closed, when cairn is
-	// the process (Main).
-	var interrupt <-chan os.Signal
-	if ownsProcess {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, stopSignals...)
-		defer signal.Stop(ch)
-		interrupt = ch
-	}
+	interrupt, release := interrupts()
+	defer release()
 	var stop *stopCode
 	listErr, err, interrupted := auditInOrder(src, jobs, opts, interrupt, func(pos int, rep *audit.Report) bool {
 		openDoc()
-		switch {
-		case output == "json":
-			writeJSON(e.stdout, rep)
-		case doc != nil:
-			doc.input(pos, rep)
-		default:
-			fmt.Fprintln(e.stdout, batchLine(pos, rep))
-		}
-		audited++
-		totals[rep.Status]++
+		doc.input(pos, rep)
 		hints.report(pos, rep)
 		if c.Report.fails(rep.Status) && rep.Status.Precedence() > failing.Precedence() {
 			failing = rep.Status
@@ -196,7 +178,7 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 		switch {
 		case stdoutFailed(e):
 			stop = &stopOutputUnwritable
-		case doc != nil && doc.failed:
+		case doc.failed:
 			stop = &stopSummaryFailed
 		}
 		return stop == nil
@@ -204,41 +186,21 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	var le *listError
-	errors.As(listErr, &le)
-	switch {
-	case interrupted:
-		stop = &stopInterrupted
-	case le != nil && le.problem == listNothing:
+	s, nothing := ending(listErr, interrupted)
+	if nothing {
 		return listFailed(e, listErr)
-	case listErr != nil:
-		s := stopListUnreadable
-		if le != nil {
-			s = stopOf(le)
-		}
-		stop = &s
+	}
+	if s != nil {
+		stop = s
 	}
 	openDoc()
 	hints.write(e.stderr)
-	status := failing.ExitCode()
-	if stop != nil {
-		status = 2
-	}
-	var docStop *cireport.Stop
+	var docStop *render.Stop
 	if stop != nil {
 		docStop = stop.stop()
 	}
-	switch {
-	case doc != nil:
-		status = doc.end(e, status, docStop)
-	case output == "text":
-		end := ""
-		if stop != nil {
-			end = "; stopped early: " + stop.code
-		}
-		fmt.Fprintf(e.stdout, "total %d: pass %d, fail %d, inconclusive %d, invalid %d (exit %d%s)\n", audited,
-			totals[audit.StatusPass], totals[audit.StatusFail], totals[audit.StatusInconclusive], totals[audit.StatusInvalid], status, end)
-	}
+	// A stop makes the exit 2 (document.end).
+	status := doc.end(e, failing.ExitCode(), docStop)
 	switch {
 	case listErr != nil:
 		return listFailed(e, listErr)
@@ -246,6 +208,40 @@ func (c *evalBatchCmd) Run(e *env, ctx *kong.Context) error {
 		fmt.Fprintln(e.stderr, interruptedText)
 	}
 	return statusError(status)
+}
+
+// interrupts is the channel of the signals that stop a batch with its
+// document closed (stopSignals), when cairn is the process (Main), and
+// the function that stops their delivery; a nil channel otherwise.
+func interrupts() (<-chan os.Signal, func()) {
+	if !ownsProcess {
+		return nil, func() {}
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// ending is why a batch ended before its last input, given how its audits
+// ended (auditInOrder): a signal, or a problem with its list of paths;
+// nil when neither stopped it. nothing reports that the list held no path
+// at all, which is the list's problem alone: no document, exit 2.
+func ending(listErr error, interrupted bool) (stop *stopCode, nothing bool) {
+	var le *listError
+	errors.As(listErr, &le)
+	switch {
+	case interrupted:
+		return &stopInterrupted, false
+	case le != nil && le.problem == listNothing:
+		return nil, true
+	case listErr != nil:
+		s := stopListUnreadable
+		if le != nil {
+			s = stopOf(le)
+		}
+		return &s, false
+	}
+	return nil, false
 }
 
 // interruptedText is the line of a batch a signal stopped.
@@ -261,24 +257,14 @@ func stdoutFailed(e *env) bool {
 // input of the shard (so that line i still belongs to its input), or one
 // line. The list is read, to count them and to refuse a bad list as with
 // the gate on; no input it names is opened.
-func (c *evalBatchCmd) disabled(e *env, src *pathSource, output string) error {
+func (c *evalBatchCmd) disabled(e *env, src *pathSource, output render.Format) error {
 	n := 0
 	if _, err := src.each(func(batchInput) bool { n++; return true }); err != nil {
 		return listFailed(e, err)
 	}
-	status := 0
-	switch output {
-	case "json":
-		for range n {
-			writeJSON(e.stdout, audit.DisabledReport())
-		}
-	case "text":
-		fmt.Fprintln(e.stdout, "cairn eval batch: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
-	default:
-		doc, _ := openDocument(e, output, nil)
-		doc.Disabled(n, disabledNotice)
-		status = doc.finish(e, 0)
-	}
+	doc := openDocument(e, output, true, nil)
+	doc.Disabled(n, disabledNotice)
+	status := doc.finish(e, 0)
 	fmt.Fprintln(e.stderr, disabledNotice)
 	return statusError(status)
 }
@@ -369,38 +355,4 @@ func auditInOrder(src *pathSource, jobs int, opts protocol.Options, interrupt <-
 		}
 	}
 	return listErr, err, false
-}
-
-// batchLine is an input's line in the human batch report: fixed texts,
-// codes and numbers only.
-func batchLine(pos int, rep *audit.Report) string {
-	var codes []string
-	if rep.Error != nil {
-		codes = append(codes, rep.Error.Code.String())
-	} else if ch := rep.Checks; ch != nil {
-		for _, c := range ch.List() {
-			if c.Check.State == audit.Pass {
-				continue
-			}
-			for _, code := range c.Check.Codes {
-				if !containsCode(codes, code.String()) {
-					codes = append(codes, code.String())
-				}
-			}
-		}
-	}
-	line := fmt.Sprintf("%-6d %-12s exit %d", pos, rep.Status, rep.ExitCode)
-	if len(codes) > 0 {
-		line += "  " + strings.Join(codes, " ")
-	}
-	return line
-}
-
-func containsCode(cs []string, c string) bool {
-	for _, x := range cs {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }

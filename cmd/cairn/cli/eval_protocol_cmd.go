@@ -77,17 +77,9 @@ func (c *evalProtocolCmd) Validate() error {
 func (c *evalProtocolCmd) Run(e *env) error {
 	output := c.Report.output(c.JSON)
 	if !gateOn(e.getenv("CAIRN_EVAL")) {
-		status := 0
-		switch output {
-		case "json":
-			writeJSON(e.stdout, audit.DisabledReport())
-		case "text":
-			fmt.Fprintln(e.stdout, "cairn eval protocol: disabled (set CAIRN_EVAL=1 to run the audit); this is not a passing audit")
-		default:
-			doc, _ := openDocument(e, output, nil)
-			doc.Disabled(1, disabledNotice)
-			status = doc.finish(e, 0)
-		}
+		doc := openDocument(e, output, false, nil)
+		doc.Disabled(1, disabledNotice)
+		status := doc.finish(e, 0)
 		// On stderr too, so that a forgotten CAIRN_EVAL shows in a CI log.
 		fmt.Fprintln(e.stderr, disabledNotice)
 		return statusError(status)
@@ -115,19 +107,11 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	var doc *document
-	switch output {
-	case "json":
-		writeJSON(e.stdout, rep)
-	case "text":
-		writeHuman(e.stdout, rep, useColor(e))
-	default:
-		doc, _ = openDocument(e, output, c.Report.SARIFURI)
-		doc.input(1, rep)
-	}
+	doc := openDocument(e, output, false, c.Report.SARIFURI)
+	doc.input(1, rep)
 	// The stderr line says it again, unless the human report already did
 	// on the same terminal.
-	if rep.Error != nil && (output != "text" || !isTerminal(e.stdout) || !isTerminal(e.stderr)) {
+	if rep.Error != nil && (!output.Human || !isTerminal(e.stdout) || !isTerminal(e.stderr)) {
 		writeInvalid(e.stderr, rep.Error)
 	}
 	if f := rep.LooksLike(); f != "" {
@@ -136,11 +120,7 @@ func (c *evalProtocolCmd) Run(e *env) error {
 	if isPiSessionFile(rep) {
 		fmt.Fprintln(e.stderr, piSessionText)
 	}
-	status := c.Report.exitCode(rep.Status)
-	if doc != nil {
-		status = doc.end(e, status, nil)
-	}
-	return statusError(status)
+	return statusError(doc.end(e, c.Report.exitCode(rep.Status), nil))
 }
 
 // memoryLimit asks the garbage collector to keep the heap of inputs

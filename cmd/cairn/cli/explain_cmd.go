@@ -240,8 +240,8 @@ const checkNext = "each code of the check in a report has its own entry: cairn e
 var absenceCut = []audit.Code{audit.TurnIncomplete, audit.TurnFailed, audit.UnknownRecord, audit.UnknownItemType,
 	audit.SequenceGap, audit.UnknownRecordsOmitted, audit.CaptureTruncated, audit.MessageAborted, audit.SubagentEvidenceMissing}
 
-// checkTexts are the four checks, in report order (audit.CheckNames; a
-// test holds their codes to the report schema's).
+// checkTexts are the checks, in report order (audit.Check; a test holds
+// their codes to the report schema's).
 func checkTexts() []checkText {
 	names := func(cs ...audit.Code) []string {
 		out := []string{}
@@ -256,28 +256,28 @@ func checkTexts() []checkText {
 			evidence = append(evidence, c)
 		}
 	}
-	texts := []checkText{
-		{Check: "evidence_complete", Checks: "whether the input shows the whole run: every call ordered and with its result, nothing unknown, truncated, missing or cut short; it says how far the other three can be trusted",
+	texts := [audit.NumChecks]checkText{
+		audit.CheckEvidenceComplete: {Checks: "whether the input shows the whole run: every call ordered and with its result, nothing unknown, truncated, missing or cut short; it says how far the other three can be trusted",
 			States: []checkState{
 				{"pass", "the evidence is complete", names()},
 				{"inconclusive", "something in the input keeps the run from being seen whole; each code says what", names(evidence...)},
 				{"fail", "never: incomplete evidence is inconclusive, not a violation", names()},
 			}},
-		{Check: "memory_first", Checks: "the first call the agent dispatched: it must be a memory search scoped to the project, before any other tool",
+		audit.CheckMemoryFirst: {Checks: "the first call the agent dispatched: it must be a memory search scoped to the project, before any other tool",
 			States: []checkState{
 				{"pass", "the first dispatched call is a project-scoped memory search", names()},
 				{"fail", "the first call was another tool, a search not scoped to the project, or there was no call at all on complete evidence", names(audit.ToolBeforeProjectSearch, audit.FirstSearchNotProjectScoped, audit.ProjectSearchAbsent)},
 				{"inconclusive", "the first call cannot be established (a call seen only at its end, unknown records, a truncated capture), its input is unknown, the memory server was not available, or the run ended before an absence could be proven (the codes that cut it short)",
 					names(append([]audit.Code{audit.DispatchOrderUnknown, audit.MemoryServerUnavailable, audit.CallInputUnknown}, absenceCut...)...)},
 			}},
-		{Check: "retrieval_result", Checks: "whether a project-scoped memory search came back with a result cairn can read (the catalog's result shape: for cairn-memory/1 its mode, count and results; zero hits passes)",
+		audit.CheckRetrievalResult: {Checks: "whether a project-scoped memory search came back with a result cairn can read (the catalog's result shape: for cairn-memory/1 its mode, count and results; zero hits passes)",
 			States: []checkState{
 				{"pass", "some project search has a readable, non-error result", names()},
 				{"fail", "no project search at all, on complete evidence", names(audit.ProjectSearchAbsent)},
 				{"inconclusive", "each project search lacks a result, has an error or an unreadable result, its input is unknown, the memory server was not available, or the run ended before an absence could be proven",
 					names(append([]audit.Code{audit.SearchResultMissing, audit.SearchResultError, audit.SearchResultUninterpretable, audit.MemoryServerUnavailable, audit.CallInputUnknown}, absenceCut...)...)},
 			}},
-		{Check: "direct_write_boundary", Checks: "every attempt to write or delete memory directly, failed or denied ones included, and the tools whose effects cannot be seen",
+		audit.CheckDirectWriteBoundary: {Checks: "every attempt to write or delete memory directly, failed or denied ones included, and the tools whose effects cannot be seen",
 			States: []checkState{
 				{"pass", "no direct mutation outside what --capture-authorized allows, and no tool whose effects cannot be seen", names()},
 				{"fail", "a destructive mutation, an additive one without --capture-authorized, or a call of a tool of the memory server that the catalog does not list", names(audit.DestructiveMutation, audit.DirectMutationUnauthorized, audit.UndeclaredMemoryTool)},
@@ -285,10 +285,10 @@ func checkTexts() []checkText {
 				{"any state", "informational: --capture-authorized let an additive mutation through", names(audit.CaptureAuthorizationAsserted)},
 			}},
 	}
-	for i := range texts {
-		texts[i].Kind = "check"
+	for k := range audit.NumChecks {
+		texts[k].Check, texts[k].Kind = k.String(), "check"
 	}
-	return texts
+	return texts[:]
 }
 
 // checkNamed is the check called name, and false for none.

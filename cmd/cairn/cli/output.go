@@ -9,19 +9,8 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/cairn-audit/cairn/audit"
-	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
-
-// outputFormats are the report formats of --output (SPEC §14.1), in the
-// order the help and the completions list them: the flag's enum, its help
-// and the completions' descriptions come from here.
-var outputFormats = []struct{ name, help string }{
-	{"text", "the human report (the default)"},
-	{"json", "the JSON report (schema cairn.eval.protocol/v1), as --json"},
-	{"sarif", "SARIF 2.1.0, for code scanning"},
-	{"junit", "JUnit XML, a test case per check"},
-	{"github", "GitHub Actions annotations, and a table in GITHUB_STEP_SUMMARY"},
-}
 
 // failOutcomes are the outcomes --fail-on chooses from (SPEC §14.2), with
 // what each means for the exit code.
@@ -34,10 +23,12 @@ var failOutcomes = []struct {
 	{audit.StatusInvalid, "exit 2 when the input is invalid"},
 }
 
+// outputNames are the formats of --output (render.Formats): the flag's
+// enum, and its help's list.
 func outputNames() []string {
 	var names []string
-	for _, o := range outputFormats {
-		names = append(names, o.name)
+	for _, f := range render.Formats() {
+		names = append(names, f.Name)
 	}
 	return names
 }
@@ -59,17 +50,20 @@ type reportFlags struct {
 	SARIFURI sarifURIFlag `name:"sarif-uri" placeholder:"URI" help:"With --output sarif, name the input by this URI (its path from the repository root, say), once per input in eval batch; without it SARIF names no input."`
 }
 
-// output is the format chosen: --json is --output json, and text is the
-// default. (A pointer, not a default, so that kong's xor group sees
-// whether --output was given.)
-func (f *reportFlags) output(json bool) string {
+// output is the format chosen: --json is --output json, and the table's
+// first format (text) is the default. (A pointer, not a default, so that
+// kong's xor group sees whether --output was given.) The grammar's enum
+// admits only the table's names.
+func (f *reportFlags) output(json bool) render.Format {
+	name := render.Formats()[0].Name
 	switch {
 	case json:
-		return "json"
+		name = "json"
 	case f.Output != nil:
-		return *f.Output
+		name = *f.Output
 	}
-	return "text"
+	format, _ := render.FormatNamed(name)
+	return format
 }
 
 // fails reports whether the outcome st makes the process exit non-zero:
@@ -87,13 +81,13 @@ func (f *reportFlags) exitCode(st audit.Status) int {
 	return st.ExitCode()
 }
 
-// validate checks what the grammar cannot: --sarif-uri goes with --output
-// sarif, once per input.
+// validate checks what the grammar cannot: --sarif-uri goes with the
+// format that names inputs (sarif), once per input.
 func (f *reportFlags) validate(json bool, inputs int) error {
 	if len(f.SARIFURI) == 0 {
 		return nil
 	}
-	if f.output(json) != "sarif" {
+	if !f.output(json).NamesInputs {
 		return usageRefusal(usageSARIFURIOutput)
 	}
 	if len(f.SARIFURI) != inputs {
@@ -135,18 +129,18 @@ func (f *sarifURIFlag) Decode(ctx *kong.DecodeContext) error {
 	if err := ctx.Scan.PopValueInto("URI", &s); err != nil {
 		return err
 	}
-	if !cireport.IsURIReference(s) {
+	if !render.IsURIReference(s) {
 		return usageRefusal(usageBadSARIFURI)
 	}
 	*f = append(*f, s)
 	return nil
 }
 
-// document is the report of a run in a CI format (cireport), written to
-// stdout as it goes, with the step summary the github format appends to
-// the file GITHUB_STEP_SUMMARY names.
+// document is the report of a run in the format of --output (render),
+// written to stdout as it goes, with the step summary the github format
+// appends to the file GITHUB_STEP_SUMMARY names.
 type document struct {
-	cireport.Writer
+	render.Writer
 	summary *os.File
 	failed  bool // the summary could not be opened or written
 	uris    []string
@@ -157,14 +151,13 @@ type document struct {
 // file's name is the runner's, never printed.
 const summaryFailedText = "cairn: error: could not append to the file GITHUB_STEP_SUMMARY names"
 
-// openDocument starts the document of format ("sarif", "junit",
-// "github"); ok is false for the text and json formats, which
-// the commands print themselves.
-func openDocument(e *env, format string, uris []string) (d *document, ok bool) {
-	d = &document{uris: uris}
+// openDocument starts the document of format for eval protocol's run or,
+// batch, eval batch's; uris are --sarif-uri's.
+func openDocument(e *env, format render.Format, batch bool, uris []string) *document {
+	d := &document{uris: uris}
 	b := readBuild()
-	opts := cireport.Options{Version: b.Version, Revision: b.Revision, Modified: b.Modified}
-	if format == "github" {
+	opts := render.Options{Version: b.Version, Revision: b.Revision, Modified: b.Modified, Batch: batch, Color: format.Human && useColor(e)}
+	if format.StepSummary {
 		if path := e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 			if err != nil {
@@ -175,21 +168,14 @@ func openDocument(e *env, format string, uris []string) (d *document, ok bool) {
 			}
 		}
 	}
-	w, ok := cireport.New(format, e.stdout, opts)
-	if !ok {
-		if d.summary != nil {
-			d.summary.Close()
-		}
-		return nil, false
-	}
-	d.Writer = w
-	return d, true
+	d.Writer = format.New(e.stdout, opts)
+	return d
 }
 
 // input hands the report of the input at position pos (from 1) to the
 // document.
 func (d *document) input(pos int, rep *audit.Report) {
-	in := cireport.Input{Position: pos, Report: rep}
+	in := render.Input{Position: pos, Report: rep}
 	if pos <= len(d.uris) {
 		in.URI = d.uris[pos-1]
 	}
@@ -201,7 +187,7 @@ func (d *document) input(pos int, rep *audit.Report) {
 // not), and returns the process's exit status. A summary that could not
 // be written is a stop too, and the one fixed line on stderr: like
 // stdout, a report not delivered is exit 2, whatever the audit said.
-func (d *document) end(e *env, status int, stop *cireport.Stop) int {
+func (d *document) end(e *env, status int, stop *render.Stop) int {
 	if d.failed && stop == nil {
 		stop = stopSummaryFailed.stop()
 	}

@@ -8,19 +8,21 @@ import (
 	"testing"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
 func humanReport(color bool) string {
 	r := audit.NewReport(audit.FormatCodex, "file", audit.DefaultRules(false))
 	r.SetHarness("codex")
 	r.Conclude(audit.Checks{
-		EvidenceComplete:    audit.Check{State: audit.Pass, Codes: []audit.Code{}},
-		MemoryFirst:         audit.Check{State: audit.Fail, Codes: []audit.Code{audit.ToolBeforeProjectSearch}},
-		RetrievalResult:     audit.Check{State: audit.Inconclusive, Codes: []audit.Code{audit.SearchResultMissing}},
-		DirectWriteBoundary: audit.Check{State: audit.Pass, Codes: []audit.Code{}},
+		EvidenceComplete:    audit.Verdict{State: audit.Pass, Codes: []audit.Code{}},
+		MemoryFirst:         audit.Verdict{State: audit.Fail, Codes: []audit.Code{audit.ToolBeforeProjectSearch}},
+		RetrievalResult:     audit.Verdict{State: audit.Inconclusive, Codes: []audit.Code{audit.SearchResultMissing}},
+		DirectWriteBoundary: audit.Verdict{State: audit.Pass, Codes: []audit.Code{}},
 	})
 	var b bytes.Buffer
-	writeHuman(&b, r, color)
+	text, _ := render.FormatNamed("text")
+	text.New(&b, render.Options{Color: color}).Input(render.Input{Position: 1, Report: r})
 	return b.String()
 }
 

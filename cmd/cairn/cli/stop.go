@@ -4,7 +4,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/cairn-audit/cairn/cmd/cairn/cli/cireport"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
 // A run can end before its last input (SPEC §14.1): eval batch stops at a
@@ -37,8 +37,8 @@ var stopCodes = []stopCode{stopListUnreadable, stopListEntryEmpty, stopListEntry
 
 // stop is the document's Stop: the code and its one line, "MEANING;
 // NEXT".
-func (s stopCode) stop() *cireport.Stop {
-	return &cireport.Stop{Code: s.code, Text: s.meaning + "; " + s.next}
+func (s stopCode) stop() *render.Stop {
+	return &render.Stop{Code: s.code, Text: s.meaning + "; " + s.next}
 }
 
 // stopOf is the stop code of a problem with the list of paths.

@@ -22,11 +22,11 @@ const maxReportLine = 64 << 10
 
 // summaryStatuses are the statuses a summary counts, in the order it
 // prints them: the enabled ones by precedence, then the disabled envelope.
-var summaryStatuses = []audit.Status{audit.StatusPass, audit.StatusFail, audit.StatusInconclusive, audit.StatusInvalid, audit.StatusDisabled}
+var summaryStatuses = [...]audit.Status{audit.StatusPass, audit.StatusFail, audit.StatusInconclusive, audit.StatusInvalid, audit.StatusDisabled}
 
 // checkStates are the states of a check, in the order a summary prints
 // them.
-var checkStates = []audit.State{audit.Pass, audit.Fail, audit.Inconclusive}
+var checkStates = [...]audit.State{audit.Pass, audit.Fail, audit.Inconclusive}
 
 // summary is the totals of a stream of reports (SPEC §15): by status, by
 // each check's state, and the reports each code appears in. It holds
@@ -34,9 +34,9 @@ var checkStates = []audit.State{audit.Pass, audit.Fail, audit.Inconclusive}
 // and for ten million.
 type summary struct {
 	reports  int
-	statuses [5]int    // by summaryStatuses
-	checks   [4][3]int // by check (Checks.List order), then checkStates
-	codes    []int     // reports with each code, by audit.Code
+	statuses [len(summaryStatuses)]int
+	checks   [audit.NumChecks][len(checkStates)]int // by check, then state
+	codes    []int                                  // reports with each code, by audit.Code
 	worst    audit.Status
 	enabled  bool // an enabled report was read: worst is its status
 	rep      audit.Report
@@ -94,13 +94,13 @@ func (s *summary) add(line []byte) reportProblem {
 	if r.Error != nil {
 		s.seen[r.Error.Code] = true
 	} else {
-		for i, nc := range r.Checks.List() {
+		for k, v := range r.Checks.All() {
 			for j, st := range checkStates {
-				if nc.Check.State == st {
-					s.checks[i][j]++
+				if v.State == st {
+					s.checks[k][j]++
 				}
 			}
-			for _, c := range nc.Check.Codes {
+			for _, c := range v.Codes {
 				s.seen[c] = true
 			}
 		}
@@ -153,8 +153,8 @@ func consistent(r *audit.Report) bool {
 		return false
 	}
 	verdict := audit.StatusPass
-	for _, nc := range r.Checks.List() {
-		switch nc.Check.State {
+	for _, v := range r.Checks.All() {
+		switch v.State {
 		case audit.Fail:
 			verdict = audit.StatusFail
 		case audit.Inconclusive:
@@ -165,7 +165,7 @@ func consistent(r *audit.Report) bool {
 		default:
 			return false
 		}
-		if nc.Check.Codes == nil {
+		if v.Codes == nil {
 			return false
 		}
 	}
@@ -197,12 +197,12 @@ func (s *summary) writeText(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%s %d", st, s.statuses[i]))
 	}
 	fmt.Fprintf(w, "%-22s %s\n", "status", strings.Join(parts, ", "))
-	for i, name := range audit.CheckNames() {
+	for k := range audit.NumChecks {
 		parts = parts[:0]
 		for j, st := range checkStates {
-			parts = append(parts, fmt.Sprintf("%s %d", st, s.checks[i][j]))
+			parts = append(parts, fmt.Sprintf("%s %d", st, s.checks[k][j]))
 		}
-		fmt.Fprintf(w, "%-22s %s\n", name, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "%-22s %s\n", k, strings.Join(parts, ", "))
 	}
 	// The counts line up after the longest code a report can hold.
 	width := 0
@@ -267,12 +267,12 @@ func (s *summary) json() summaryJSON {
 	for i, st := range summaryStatuses {
 		out.Statuses = append(out.Statuses, memberJSON{string(st), s.statuses[i]})
 	}
-	for i, name := range audit.CheckNames() {
+	for k := range audit.NumChecks {
 		states := objectJSON{}
 		for j, st := range checkStates {
-			states = append(states, memberJSON{string(st), s.checks[i][j]})
+			states = append(states, memberJSON{string(st), s.checks[k][j]})
 		}
-		out.Checks = append(out.Checks, memberJSON{name, states})
+		out.Checks = append(out.Checks, memberJSON{k.String(), states})
 	}
 	for _, c := range audit.Codes() {
 		if n := s.codes[c]; n > 0 {

@@ -45,7 +45,7 @@ func summarySchema() obj {
 		}
 	}
 	checks := obj{}
-	for _, name := range audit.CheckNames() {
+	for _, name := range checkNames() {
 		checks[name] = countsOf(states)
 	}
 	members := []string{"schema", "reports", "status", "exit_code", "statuses", "checks", "codes"}
@@ -55,7 +55,7 @@ func summarySchema() obj {
 		"status":    obj{"enum": statuses},
 		"exit_code": obj{"enum": []int{0, 1, 2, 3}},
 		"statuses":  countsOf(statuses),
-		"checks":    closedObj(audit.CheckNames(), checks),
+		"checks":    closedObj(checkNames(), checks),
 		"codes": obj{"type": "object", "propertyNames": obj{"enum": codes},
 			"additionalProperties": obj{"type": "integer", "minimum": 1}},
 	})
@@ -155,4 +155,13 @@ func TestSummarySchemaRejects(t *testing.T) {
 			t.Errorf("%s: the schema accepts a broken summary", name)
 		}
 	}
+}
+
+// checkNames are the checks' names (audit.Check), in report order.
+func checkNames() []string {
+	var names []string
+	for k := range audit.NumChecks {
+		names = append(names, k.String())
+	}
+	return names
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
 
@@ -60,7 +59,7 @@ func TestSummarizeMatchesWantJSON(t *testing.T) {
 	want := map[string]any{}
 	statuses := map[string]int{"pass": 0, "fail": 0, "inconclusive": 0, "invalid": 0, "disabled": 0}
 	checks := map[string]map[string]int{}
-	for _, name := range audit.CheckNames() {
+	for _, name := range checkNames() {
 		checks[name] = map[string]int{"pass": 0, "fail": 0, "inconclusive": 0}
 	}
 	codes := map[string]int{}

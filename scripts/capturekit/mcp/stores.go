@@ -58,8 +58,7 @@ func tool(name, title, description string, input map[string]any, annotations map
 	return t
 }
 
-// cairn is the store of the Claude Code, Gemini CLI, Pi and OpenCode
-// captures.
+// cairn is the store of every capture but Codex's (-store codex).
 var cairn = &store{
 	version: "0.0.1",
 	tools: []any{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/cmd/cairn/cli"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
 // TestPrivacyNoInputContent proves SPEC §7.2 over many generated codex
@@ -19,8 +20,8 @@ import (
 // payloads, carries its own random canary, and so do the directory and
 // file name of the input. Passing, failing, inconclusive and invalid
 // streams are audited through run(), with and without --json and with
-// every CI --output format (github with a step summary), from a file and
-// from standard input. No canary, nor any 8-character piece of one, may
+// every --output format of the table (render.Formats; github with a step
+// summary), from a file and from standard input. No canary, nor any 8-character piece of one, may
 // appear on stdout, stderr or in the step summary; the exit code and
 // status must be the ones the case was built for.
 func TestPrivacyNoInputContent(t *testing.T) {
@@ -57,9 +58,9 @@ func TestPrivacyNoInputContent(t *testing.T) {
 	for i, tc := range cases {
 		path := paths[i]
 		for _, fromFile := range []bool{true, false} {
-			for _, output := range []string{"sarif", "junit", "github"} {
-				name := fmt.Sprintf("%d-%s/file=%v/output=%s", i, tc.name, fromFile, output)
-				args := []string{"eval", "protocol", "--codex-jsonl", "-", "--output", output}
+			for _, f := range render.Formats() {
+				name := fmt.Sprintf("%d-%s/file=%v/output=%s", i, tc.name, fromFile, f.Name)
+				args := []string{"eval", "protocol", "--codex-jsonl", "-", "--output", f.Name}
 				if fromFile {
 					args[3] = path
 				}
@@ -73,7 +74,7 @@ func TestPrivacyNoInputContent(t *testing.T) {
 				})
 				written, _ := os.ReadFile(summary)
 				privNoLeak(t, name, leaks, stdout.Bytes(), append(stderr.Bytes(), written...))
-				if code != tc.exit || stdout.Len() == 0 || (stderr.Len() > 0) != (tc.exit == 2) || (len(written) > 0) != (output == "github") {
+				if code != tc.exit || stdout.Len() == 0 || (stderr.Len() > 0) != (tc.exit == 2) || (len(written) > 0) != f.StepSummary {
 					t.Fatalf("%s: got exit %d, %d bytes of stdout, stderr %q, %d bytes of summary; want exit %d", name, code, stdout.Len(), stderr.Bytes(), len(written), tc.exit)
 				}
 			}

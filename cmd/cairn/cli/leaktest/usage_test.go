@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-audit/cairn/audit"
+	"github.com/cairn-audit/cairn/cmd/cairn/cli/render"
 )
 
 // TestUsageText pins the two fixed lines of each kind of usage error: the
@@ -128,6 +129,17 @@ func TestUsageText(t *testing.T) {
 		{"summarize unknown flag", []string{"eval", "summarize", "--Secret"}, "unknown flag", "Run 'cairn eval summarize --help' for usage."},
 		{"batch without paths", []string{"eval", "batch", "--format", "codex-jsonl"}, "give the files to audit: PATH arguments, --paths-from FILE, or both", batch},
 	}
+	// --sarif-uri with every format of --output that names no input.
+	for _, f := range render.Formats() {
+		if !f.NamesInputs {
+			tests = append(tests, struct {
+				name string
+				args []string
+				msg  string
+				help string
+			}{"sarif-uri with " + f.Name + " in batch", b("--output", f.Name, "--sarif-uri", "Secret"), sarifOutput, batch})
+		}
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, gate := range []string{"1", ""} {
@@ -168,7 +180,7 @@ func usageCases() []usageCase {
 	u := func(name string, args func(string) []string) usageCase {
 		return usageCase{name: name, args: args, gate: "1", exit: 2, usage: true}
 	}
-	return []usageCase{
+	cases := []usageCase{
 		u("root word", a("C")),
 		u("root word then help", a("C", "--help")),
 		u("root long flag", a("--C")),
@@ -248,6 +260,21 @@ func usageCases() []usageCase {
 		{name: "gate on missing path json", args: a("eval", "protocol", "--json", "--trajectory=C/C.json"), gate: "1", exit: 2},
 		{name: "gate on missing codex json", args: a("eval", "protocol", "--codex-jsonl=C", "--json", "--capture-authorized"), gate: "1", exit: 2},
 	}
+	// Every format of --output (render.Formats), so that a new one is
+	// tested too: a path with the gate off and a missing one with the gate
+	// on, in both commands, and --sarif-uri given to a format that names
+	// no input.
+	for _, f := range render.Formats() {
+		cases = append(cases,
+			usageCase{name: "gate off path --output " + f.Name, args: a("eval", "protocol", "--codex-jsonl", "C", "--output", f.Name), gate: "", exit: 0},
+			usageCase{name: "gate off batch --output " + f.Name, args: a("eval", "batch", "--format", "codex-jsonl", "-o", f.Name, "C/C.jsonl"), gate: "", exit: 0},
+			usageCase{name: "gate on missing path --output " + f.Name, args: a("eval", "protocol", "--codex-jsonl", "C/C.jsonl", "--output", f.Name), gate: "1", exit: 2},
+			usageCase{name: "batch missing path --output " + f.Name, args: a("eval", "batch", "--format", "codex-jsonl", "--output="+f.Name, "C/C.jsonl"), gate: "1", exit: 2})
+		if !f.NamesInputs {
+			cases = append(cases, u("sarif-uri with --output "+f.Name, a("eval", "protocol", "--codex-jsonl", "C", "--output", f.Name, "--sarif-uri", "a.jsonl")))
+		}
+	}
+	return cases
 }
 
 // TestUsageNoArgumentLeak runs every case with many generated canaries —

@@ -1,4 +1,4 @@
-package cireport
+package render
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ type githubWriter struct {
 	left       map[string]int // findings not printed, by level
 }
 
-func newGitHub(w io.Writer, opts Options) *githubWriter {
+func newGitHub(w io.Writer, opts Options) Writer {
 	return &githubWriter{w: w, summary: opts.Summary, opts: opts, printed: map[string]int{}, left: map[string]int{}}
 }
 
@@ -88,19 +88,19 @@ func (g *githubWriter) Input(in Input) {
 		g.annotate("error", name+": invalid input: "+e.Code.String(),
 			e.Code.Meaning()+" ("+placeText(rep.Input.Format, e.Record, e.Where)+"); "+e.Code.Next())
 	} else if rep.Checks != nil {
-		for _, c := range rep.Checks.List() {
+		for k, v := range rep.Checks.All() {
 			var texts []string
-			for _, code := range c.Check.Codes {
+			for _, code := range v.Codes {
 				texts = append(texts, codeText(rep, code))
 			}
-			switch c.Check.State {
+			switch v.State {
 			case audit.Fail:
-				g.annotate("error", name+": "+c.Name+" fail: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
+				g.annotate("error", name+": "+k.String()+" fail: "+joinCodes(v.Codes), strings.Join(texts, "; "))
 			case audit.Inconclusive:
-				g.annotate("warning", name+": "+c.Name+" inconclusive: "+joinCodes(c.Check.Codes), strings.Join(texts, "; "))
+				g.annotate("warning", name+": "+k.String()+" inconclusive: "+joinCodes(v.Codes), strings.Join(texts, "; "))
 			default:
-				for _, code := range informational(c.Check.Codes) {
-					g.annotate("notice", name+": "+c.Name+": "+code.String(), codeText(rep, code))
+				for _, code := range informational(v.Codes) {
+					g.annotate("notice", name+": "+k.String()+": "+code.String(), codeText(rep, code))
 				}
 			}
 		}
@@ -121,13 +121,13 @@ func (g *githubWriter) row(in Input) {
 	cells := []string{fmt.Sprint(in.Position), rep.Input.Format, fmt.Sprintf("%s (exit %d)", rep.Status, rep.ExitCode)}
 	if e := rep.Error; e != nil {
 		cells[2] += ": `" + e.Code.String() + "` at " + placeText(rep.Input.Format, e.Record, e.Where)
-		for range checkNames {
+		for range audit.NumChecks {
 			cells = append(cells, "")
 		}
 	} else if rep.Checks != nil {
-		for _, c := range rep.Checks.List() {
-			cell := string(c.Check.State)
-			for _, code := range c.Check.Codes {
+		for _, v := range rep.Checks.All() {
+			cell := string(v.State)
+			for _, code := range v.Codes {
 				cell += " `" + code.String() + "`"
 			}
 			cells = append(cells, cell)
@@ -141,8 +141,12 @@ func (g *githubWriter) summaryHead() {
 }
 
 func (g *githubWriter) tableHead() {
-	io.WriteString(g.summary, "| input | format | status | "+strings.Join(checkNames, " | ")+" |\n")
-	io.WriteString(g.summary, "| ---: | --- | --- |"+strings.Repeat(" --- |", len(checkNames))+"\n")
+	head := "| input | format | status |"
+	for k := range audit.NumChecks {
+		head += " " + k.String() + " |"
+	}
+	io.WriteString(g.summary, head+"\n")
+	io.WriteString(g.summary, "| ---: | --- | --- |"+strings.Repeat(" --- |", int(audit.NumChecks))+"\n")
 }
 
 // Close writes the totals line; a run that stopped early first gets an
@@ -169,7 +173,7 @@ func (g *githubWriter) Close(exit int, stop *Stop) {
 	}
 	if stop != nil {
 		cells := []string{"stopped", "", "stopped early: `" + stop.Code + "`: " + stop.Text}
-		for range checkNames {
+		for range audit.NumChecks {
 			cells = append(cells, "")
 		}
 		io.WriteString(g.summary, "| "+strings.Join(cells, " | ")+" |\n")

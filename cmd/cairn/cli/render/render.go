@@ -1,16 +1,21 @@
-// Package cireport writes the reports of one run of cairn in the formats
-// CI systems read (SPEC §14.1): SARIF 2.1.0 for code scanning, JUnit XML
-// for test reporters, and GitHub Actions workflow commands with a Markdown
-// step summary. Every document is derived from the reports (package
-// audit) and holds what they hold: fixed codes and texts, counts, digests
-// and the contract's place names, never input content (SPEC §7.2). The
-// only name of an input is the URI its caller gave (SARIF, --sarif-uri).
+// Package render writes the reports of one run of cairn in every format
+// of --output (SPEC §7.3, §14.1): the human text, the JSON report, SARIF
+// 2.1.0 for code scanning, JUnit XML for test reporters, and GitHub
+// Actions workflow commands with a Markdown step summary. Every format is
+// one row of one table (Formats: name, help, Writer), so the flag's enum,
+// its help, the completions and the tests that loop over every format all
+// come from here, and the commands write every format the same way.
+//
+// Every document is derived from the reports (package audit) and holds
+// what they hold: fixed codes and texts, counts, digests and the
+// contract's place names, never input content (SPEC §7.2). The only name
+// of an input is the URI its caller gave (SARIF, --sarif-uri).
 //
 // A Writer takes the inputs of a run in order and writes one document as
 // it goes, so that memory does not grow with the number of inputs (SPEC
-// §10). Which formats there are, the command line, the gate and the exit
+// §10). The command line, the gate, the step summary's file and the exit
 // code are package cli's.
-package cireport
+package render
 
 import (
 	"fmt"
@@ -20,6 +25,47 @@ import (
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/audit/protocol"
 )
+
+// A Format is one format of --output: a row of the table.
+type Format struct {
+	// Name is the flag's value, and Help says what it prints (the help and
+	// the completions).
+	Name, Help string
+	// New returns the format's Writer, writing to w.
+	New func(w io.Writer, opts Options) Writer
+	// StepSummary: the format also writes a Markdown summary to
+	// Options.Summary (the file GITHUB_STEP_SUMMARY names).
+	StepSummary bool
+	// NamesInputs: the format names an input by the URI its caller gave
+	// (Input.URI, --sarif-uri); the others name none.
+	NamesInputs bool
+	// Human: the report is the one people read on a terminal, which
+	// already says why an input is invalid.
+	Human bool
+}
+
+// formats are the formats of --output, in the order the help and the
+// completions list them; the first is the default.
+var formats = []Format{
+	{Name: "text", Help: "the human report (the default)", New: newText, Human: true},
+	{Name: "json", Help: "the JSON report (schema cairn.eval.protocol/v1), as --json", New: newJSON},
+	{Name: "sarif", Help: "SARIF 2.1.0, for code scanning", New: newSARIF, NamesInputs: true},
+	{Name: "junit", Help: "JUnit XML, a test case per check", New: newJUnit},
+	{Name: "github", Help: "GitHub Actions annotations, and a table in GITHUB_STEP_SUMMARY", New: newGitHub, StepSummary: true},
+}
+
+// Formats returns the formats of --output, the default first.
+func Formats() []Format { return append([]Format(nil), formats...) }
+
+// FormatNamed returns the format called name, and false for none.
+func FormatNamed(name string) (Format, bool) {
+	for _, f := range formats {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
 
 // An Input is one audited input of a run.
 type Input struct {
@@ -31,8 +77,9 @@ type Input struct {
 	URI string
 }
 
-// Options describe the run. Nothing in them tells eval protocol from a
-// batch of one: the document of one input is the same from either.
+// Options describe the run. Only the text format tells eval protocol from
+// a batch of one (Batch); every other format's document of one input is
+// the same from either.
 type Options struct {
 	// Version is cairn's version (cairn version's), and Revision and
 	// Modified its VCS stamp when known: SARIF's tool version
@@ -43,6 +90,12 @@ type Options struct {
 	// Summary, when not nil, is where the github format appends its
 	// Markdown table (the file GITHUB_STEP_SUMMARY names).
 	Summary io.Writer
+	// Batch: the run is eval batch's, whose text is a line per input and
+	// a totals line, not the human report of one.
+	Batch bool
+	// Color: the text may be coloured (SPEC §7.3: stdout is a terminal,
+	// NO_COLOR is unset and TERM is not dumb).
+	Color bool
 }
 
 // A Writer writes one document for the inputs of a run: Input for each,
@@ -71,20 +124,6 @@ type Stop struct {
 
 // line is "CODE: TEXT".
 func (s *Stop) line() string { return s.Code + ": " + s.Text }
-
-// New returns the Writer of a format, "sarif", "junit" or "github", that
-// writes to w, and false for another name.
-func New(format string, w io.Writer, opts Options) (Writer, bool) {
-	switch format {
-	case "sarif":
-		return newSARIF(w, opts), true
-	case "junit":
-		return newJUnit(w, opts), true
-	case "github":
-		return newGitHub(w, opts), true
-	}
-	return nil, false
-}
 
 // CodesURL is the page that explains every code; its sections are the
 // code kinds (anchors).

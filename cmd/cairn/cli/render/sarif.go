@@ -1,4 +1,4 @@
-package cireport
+package render
 
 import (
 	"encoding/json"
@@ -189,7 +189,7 @@ const (
 	sarifResultIndent = "        "
 )
 
-func newSARIF(w io.Writer, opts Options) *sarifWriter {
+func newSARIF(w io.Writer, opts Options) Writer {
 	s := &sarifWriter{w: w, opts: opts}
 	var tool sarifTool
 	tool.Driver.Name = "cairn"
@@ -228,14 +228,14 @@ func (s *sarifWriter) Input(in Input) {
 	if rep.Checks == nil {
 		return
 	}
-	checks := rep.Checks.List()
+	checks := rep.Checks
 	// carriers are the checks that list a code, with their states.
 	carriers := func(code audit.Code) (names, states []string) {
-		for _, c := range checks {
-			for _, k := range c.Check.Codes {
-				if k == code {
-					names = append(names, c.Name)
-					states = append(states, c.Name+" "+string(c.Check.State))
+		for k, v := range checks.All() {
+			for _, c := range v.Codes {
+				if c == code {
+					names = append(names, k.String())
+					states = append(states, k.String()+" "+string(v.State))
 				}
 			}
 		}
@@ -258,8 +258,8 @@ func (s *sarifWriter) Input(in Input) {
 	}
 	// A code the findings leave out (there are at most 64) is still a
 	// result, at the input as a whole.
-	for _, c := range checks {
-		for _, code := range c.Check.Codes {
+	for _, v := range checks.All() {
+		for _, code := range v.Codes {
 			if !seen[code] {
 				seen[code] = true
 				emit(code, nil, nil)
@@ -328,7 +328,7 @@ func indent(v any, prefix string) string {
 	b, err := json.MarshalIndent(v, prefix, "  ")
 	if err != nil {
 		// Fixed texts, numbers and digests only.
-		panic("cireport: a SARIF part does not encode")
+		panic("render: a SARIF part does not encode")
 	}
 	return string(b)
 }

@@ -1,4 +1,4 @@
-package cireport
+package render
 
 import (
 	"encoding/xml"
@@ -49,15 +49,11 @@ type junitWriter struct {
 	w io.Writer
 }
 
-func newJUnit(w io.Writer, opts Options) *junitWriter {
+func newJUnit(w io.Writer, opts Options) Writer {
 	io.WriteString(w, xml.Header)
 	io.WriteString(w, `<testsuites name="cairn">`+"\n")
 	return &junitWriter{w: w}
 }
-
-// checkNames are the four checks' names, for the test cases of an input
-// that has no checks (invalid, or not audited).
-var checkNames = audit.CheckNames()
 
 func (j *junitWriter) suite(s junitSuite) {
 	s.Tests = len(s.Cases)
@@ -73,7 +69,7 @@ func (j *junitWriter) suite(s junitSuite) {
 	}
 	b, err := xml.MarshalIndent(s, "  ", "  ")
 	if err != nil {
-		panic("cireport: a JUnit suite does not encode")
+		panic("render: a JUnit suite does not encode")
 	}
 	j.w.Write(append(b, '\n'))
 }
@@ -87,21 +83,21 @@ func (j *junitWriter) Input(in Input) {
 			Message: "invalid input: " + e.Code.String(), Type: "invalid",
 			Text: e.Code.String() + ": " + e.Code.Meaning() + " (" + placeText(rep.Input.Format, e.Record, e.Where) + "); " + e.Code.Next(),
 		}
-		for _, n := range checkNames {
-			s.Cases = append(s.Cases, junitCase{Name: n, Classname: name, Error: out})
+		for k := range audit.NumChecks {
+			s.Cases = append(s.Cases, junitCase{Name: k.String(), Classname: name, Error: out})
 		}
 		j.suite(s)
 		return
 	}
 	if rep.Checks != nil {
-		for _, c := range rep.Checks.List() {
-			tc := junitCase{Name: c.Name, Classname: name}
+		for k, v := range rep.Checks.All() {
+			tc := junitCase{Name: k.String(), Classname: name}
 			var lines []string
-			for _, code := range c.Check.Codes {
+			for _, code := range v.Codes {
 				lines = append(lines, codeText(rep, code))
 			}
-			out := &junitOutcome{Message: string(c.Check.State) + ": " + joinCodes(c.Check.Codes), Type: string(c.Check.State), Text: strings.Join(lines, "\n")}
-			switch c.Check.State {
+			out := &junitOutcome{Message: string(v.State) + ": " + joinCodes(v.Codes), Type: string(v.State), Text: strings.Join(lines, "\n")}
+			switch v.State {
 			case audit.Fail:
 				tc.Failure = out
 			case audit.Inconclusive:
@@ -153,8 +149,8 @@ func (j *junitWriter) Disabled(n int, notice string) {
 	for pos := 1; pos <= n; pos++ {
 		name := inputName(pos)
 		s := junitSuite{Name: name + " (not audited)", Properties: []junitProperty{{"status", string(audit.StatusDisabled)}}}
-		for _, c := range checkNames {
-			s.Cases = append(s.Cases, junitCase{Name: c, Classname: name, Skipped: &junitOutcome{Message: notice}})
+		for k := range audit.NumChecks {
+			s.Cases = append(s.Cases, junitCase{Name: k.String(), Classname: name, Skipped: &junitOutcome{Message: notice}})
 		}
 		j.suite(s)
 	}
