@@ -61,6 +61,29 @@ func readOCPart(p []byte) ocPart {
 	return ocPart{v[0], v[1], v[2], v[3], v[4]}
 }
 
+// locatedOCPart is readOCPart of a part its checker located (a run
+// record's part, Locate.Child): no second walk of its members, whose text
+// can be long.
+func locatedOCPart(line []byte, part []stream.Span) ocPart {
+	var p ocPart
+	for i := range part {
+		n, v := part[i].In(line)
+		switch string(n) {
+		case "type":
+			p.typ = v
+		case "tool":
+			p.tool = v
+		case "callID":
+			p.callID = v
+		case "state":
+			p.state = v
+		case "reason":
+			p.reason = v
+		}
+	}
+	return p
+}
+
 // looksLikeTool reports whether a part that is not a tool part carries
 // a tool part's members: a tool part is never read as anything else
 // (SPEC v4 §13).
@@ -158,7 +181,7 @@ func (o *OpenCode) Checked(line []byte, n int, v stream.Verdict) error {
 	if stream.TypeOf(part) != stream.Object {
 		return o.violation("part")
 	}
-	p := readOCPart(part)
+	p := locatedOCPart(line, v.Child)
 	for _, r := range ocPartRecords {
 		if r.record != t {
 			continue
@@ -377,11 +400,12 @@ func (o *OpenCode) End() error {
 
 // NewOpenCodeChecker returns the JSON checker an OpenCode run's records
 // must pass: no repeated member name anywhere. It locates the record
-// members the front end reads.
+// members the front end reads, and those of the record's part.
 func NewOpenCodeChecker() *stream.Checker {
-	return &stream.Checker{Locate: stream.Locate{Reads: func(name []byte) bool {
+	return &stream.Checker{Locate: stream.Locate{Child: "part", Reads: func(name []byte) bool {
 		switch string(name) {
-		case "type", "sessionID", "part", "error":
+		case "type", "sessionID", "part", "error", // the record's
+			"tool", "callID", "state", "reason": // its part's (ocPartMembers)
 			return true
 		}
 		return false

@@ -70,25 +70,18 @@ func codexObjects(line []byte, c *stream.Checker) [][2]int {
 	return objects
 }
 
-// copilotData is a checked Copilot CLI record's data, where it is an
-// object.
-func copilotData(line []byte, c *stream.Checker) [][2]int {
-	for _, sp := range c.Root {
-		if name, value := sp.In(line); string(name) == "data" && stream.TypeOf(value) == stream.Object {
-			return [][2]int{{int(sp.ValueStart), int(sp.ValueEnd) - 1}}
+// objectNamed returns what locates a checked record's member name, where
+// it is an object: a Copilot record's data, a Cline record's event, an
+// OpenCode record's part.
+func objectNamed(name string) func(line []byte, c *stream.Checker) [][2]int {
+	return func(line []byte, c *stream.Checker) [][2]int {
+		for _, sp := range c.Root {
+			if n, value := sp.In(line); string(n) == name && stream.TypeOf(value) == stream.Object {
+				return [][2]int{{int(sp.ValueStart), int(sp.ValueEnd) - 1}}
+			}
 		}
+		return nil
 	}
-	return nil
-}
-
-// clineEvent is a checked Cline record's event, where it is an object.
-func clineEvent(line []byte, c *stream.Checker) [][2]int {
-	for _, sp := range c.Root {
-		if name, value := sp.In(line); string(name) == "event" && stream.TypeOf(value) == stream.Object {
-			return [][2]int{{int(sp.ValueStart), int(sp.ValueEnd) - 1}}
-		}
-	}
-	return nil
 }
 
 // TestReadsCoversWhatIsRead checks each JSONL front end's Locate.Reads
@@ -132,14 +125,14 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadGemini(r, audit.DefaultRules(false)) }, 1},
 		{"pi", pi, stream.Checker{}, none,
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadPi(r, audit.DefaultRules(false)) }, 0},
-		{"opencode", opencode, stream.Checker{}, none,
+		{"opencode", opencode, stream.Checker{Locate: stream.Locate{Child: "part"}}, objectNamed("part"),
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadOpenCode(r, audit.DefaultRules(false)) }, 0},
 		// The judged records and their data are closed.
-		{"copilot", copilot, stream.Checker{Locate: stream.Locate{Child: "data"}}, copilotData,
+		{"copilot", copilot, stream.Checker{Locate: stream.Locate{Child: "data"}}, objectNamed("data"),
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadCopilot(r, audit.DefaultRules(false)) }, 1},
 		// Cline records and events are closed: one unknown member is as
 		// many; its event (Locate.Child) is padded too.
-		{"cline", cline, stream.Checker{Locate: stream.Locate{Child: "event"}}, clineEvent,
+		{"cline", cline, stream.Checker{Locate: stream.Locate{Child: "event"}}, objectNamed("event"),
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadCline(r, audit.DefaultRules(false)) }, 1},
 	} {
 		outcome := func(b []byte) string {
