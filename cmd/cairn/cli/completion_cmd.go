@@ -26,7 +26,7 @@ Examples:
   source <(cairn completion zsh)      # this zsh, after compinit
   cairn completion fish | source      # this fish
 
-  # every new shell (the guide, section 13, says more):
+  # every new shell (the guide, section 19, says more):
   cairn completion bash > ~/.local/share/bash-completion/completions/cairn
   cairn completion zsh > ~/.zfunc/_cairn     # with fpath=(~/.zfunc $fpath)
   cairn completion fish > ~/.config/fish/completions/cairn.fish

@@ -23,7 +23,7 @@ import (
 // as the guide says, a line is typed, Tab is pressed, and the test reads
 // the screen. Each test skips where tmux or its shell is absent.
 
-// The guide's lines (§13) that load each script, run here as written.
+// The guide's lines (§19) that load each script, run here as written.
 const (
 	bashSource  = "source <(cairn completion bash)"
 	bashInstall = "mkdir -p ~/.local/share/bash-completion/completions && cairn completion bash > ~/.local/share/bash-completion/completions/cairn"

@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The guide's CI section (§10) gives a shell script and a GitHub Actions
+// The guide's CI section (§21) gives a shell script and a GitHub Actions
 // job. These tests take them out of docs/guide.md as written and run them
 // with cairn on PATH (TestMain's), on one export per outcome, checking
 // the exit status and what they print; they skip where bash or jq is
@@ -118,7 +118,7 @@ func runGuideShell(t *testing.T, dir string, env []string, args ...string) (int,
 	return code, stdout.String(), stderr.String()
 }
 
-// TestGuideCIScript runs §10's audit-protocol.sh.
+// TestGuideCIScript runs §21's audit-protocol.sh.
 func TestGuideCIScript(t *testing.T) {
 	needTools(t, "bash", "jq", "realpath")
 	script := guideBlock(t, "bash", "# audit-protocol.sh EXPORT")
@@ -198,7 +198,7 @@ func TestGuideGitHubActionsJob(t *testing.T) {
 	}
 }
 
-// guideSARIFArgs and guideBatchPaths are §10's examples: the command whose
+// guideSARIFArgs and guideBatchPaths are §21's examples: the command whose
 // SARIF result it shows, and the three runs of its batch.
 var (
 	guideSARIFArgs = []string{"eval", "protocol", "--codex-jsonl", "../../../testdata/codex/real/0.171.0/shell-first.jsonl",
@@ -207,7 +207,7 @@ var (
 		"../../../testdata/codex/real/0.171.0/shell-first.jsonl", "../../../testdata/codex/real/0.171.0/http-400.jsonl"}
 )
 
-// TestGuideCIExamples holds §10's SARIF result and step summary to what
+// TestGuideCIExamples holds §21's SARIF result and step summary to what
 // cairn prints for them (its transcripts are TestDocTranscripts').
 func TestGuideCIExamples(t *testing.T) {
 	env := map[string]string{"CAIRN_EVAL": "1"}
@@ -223,7 +223,7 @@ func TestGuideCIExamples(t *testing.T) {
 		return lines
 	}
 	if want, got := trim(result), trim(sarif); !containsRun(got, want) {
-		t.Errorf("§10's SARIF result is not in what %v prints:\n%s", guideSARIFArgs, sarif)
+		t.Errorf("§21's SARIF result is not in what %v prints:\n%s", guideSARIFArgs, sarif)
 	}
 	// The step summary, exactly (cairn ends it with a blank line, which a
 	// fenced block cannot show).
@@ -235,7 +235,7 @@ func TestGuideCIExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := guideBlock(t, "markdown", "### cairn: project-memory audit"); string(got) != want+"\n" {
-		t.Errorf("§10's step summary is\n%s\ncairn appends\n%s", want, got)
+		t.Errorf("§21's step summary is\n%s\ncairn appends\n%s", want, got)
 	}
 }
 
@@ -249,7 +249,7 @@ func containsRun(lines, run []string) bool {
 	return false
 }
 
-// TestGuideActionExample holds §10's use of the Action to action.yml: the
+// TestGuideActionExample holds §21's use of the Action to action.yml: the
 // step uses the action's folder, gives its required inputs and only
 // inputs it has, reads only outputs it has, and the table of inputs lists
 // each input once with its default.
@@ -267,7 +267,7 @@ func TestGuideActionExample(t *testing.T) {
 	}
 	block := guideBlock(t, "yaml", "/scripts/github-action@")
 	if err := yaml.Unmarshal([]byte(block), &job); err != nil {
-		t.Fatalf("§10's Action example: %v", err)
+		t.Fatalf("§21's Action example: %v", err)
 	}
 	found := false
 	for _, j := range job.Jobs {
@@ -293,7 +293,7 @@ func TestGuideActionExample(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Fatal("§10's Action example uses no github-action step")
+		t.Fatal("§21's Action example uses no github-action step")
 	}
 	for _, m := range regexp.MustCompile(`steps\.cairn\.outputs\.([a-z-]+)`).FindAllStringSubmatch(block, -1) {
 		if _, ok := a.Outputs[m[1]]; !ok {
@@ -314,12 +314,12 @@ func TestGuideActionExample(t *testing.T) {
 		listed[m[1]] = true
 		def := strings.Trim(strings.TrimSpace(m[2]), "`")
 		if in.Required && def != "(required)" || !in.Required && strings.Trim(def, `"`) != in.Default {
-			t.Errorf("§10 gives the input %s the default %s; action.yml: required %v, default %q", m[1], m[2], in.Required, in.Default)
+			t.Errorf("§21 gives the input %s the default %s; action.yml: required %v, default %q", m[1], m[2], in.Required, in.Default)
 		}
 	}
 	for k := range a.Inputs {
 		if !listed[k] {
-			t.Errorf("§10's table of inputs lacks %s", k)
+			t.Errorf("§21's table of inputs lacks %s", k)
 		}
 	}
 }
