@@ -51,6 +51,28 @@ func (i *Install) NPM(dir, has string, env []string, pkgs ...string) error {
 	return c.Run()
 }
 
+// Program installs pkgs into i.Dir (unless bin, relative to it, is there)
+// and runs bin: under node when node is not "" (bin is a script), else
+// itself; bin --version says its version.
+func (i *Install) Program(node, bin string, pkgs ...string) error {
+	if err := i.NPM(i.Dir, bin, nil, pkgs...); err != nil {
+		return err
+	}
+	i.Argv = []string{filepath.Join(i.Dir, bin)}
+	if node != "" {
+		i.Argv = []string{node, i.Argv[0]}
+	}
+	i.VersionArgv = append(i.Argv, "--version")
+	return nil
+}
+
+// Node installs node of version beside the CLI's versions, for a CLI that
+// needs a newer one than the machine's, and returns the program.
+func (i *Install) Node(version string) (string, error) {
+	dir, node := filepath.Join(filepath.Dir(i.Dir), "node-"+version), "node_modules/node/bin/node"
+	return filepath.Join(dir, node), i.NPM(dir, node, nil, "node@"+version)
+}
+
 // check runs the version command and compares.
 func (i *Install) check() error {
 	if len(i.VersionArgv) == 0 {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,58 @@ func TestServerCommand(t *testing.T) {
 	cmd, args, _ = r.ServerCommand(&ss[1].Server, true)
 	if got := cmd + " " + strings.Join(args, " "); got != "MCPSERVER -name cairn-memory -search-error" {
 		t.Errorf("scripted server: %s", got)
+	}
+}
+
+// TestCmd: the installed program with the run's arguments, the
+// environment in order (the kit's, the CLI's, the scenario's), the
+// scenario's signal, the hung call's marker and its Interrupt.
+func TestCmd(t *testing.T) {
+	ss, err := Load[testRow]([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0].Scenario
+	s.Env, s.Signal, s.Interrupt = []string{"EXTRA=1"}, "SIGTERM", time.Minute
+	r := &Run{Install: &Install{Argv: []string{"/n/node", "/n/cli.js"}}, Scratch: "/s", Home: "/s/home"}
+	c := r.Cmd(&s, []string{"-p", "x"}, "A=1", "B=2")
+	for _, tc := range []struct{ what, got, want string }{
+		{"argv", strings.Join(c.Argv, " "), "/n/node /n/cli.js -p x"},
+		{"env", strings.Join(c.Env, " "), "PATH=/usr/local/bin:/usr/bin:/bin HOME=/s/home A=1 B=2 LANG=C.UTF-8 TZ=UTC TERM=dumb EXTRA=1"},
+		{"stdout", c.Stdout, "/s/stdout.jsonl"},
+		{"signal, after", fmt.Sprint(c.Signal, " ", c.After), "terminated 1m0s"},
+		{"markers", fmt.Sprint(c.Markers), "map[/s/mcp-hang.marker:the MCP tool call is running]"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.what, tc.got, tc.want)
+		}
+	}
+	if c := r.Cmd(&ss[1].Scenario, nil); c.Signal != 0 || c.Markers != nil || c.After != 0 {
+		t.Errorf("defaults: signal %v, markers %v, after %v", c.Signal, c.Markers, c.After)
+	}
+}
+
+// TestProgram: an installed program runs as itself or under node, both
+// asked --version; Node is beside the CLI's versions. Nothing installed
+// inside the namespace (no fetch): a missing program is an error.
+func TestProgram(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/npm/1.0/bin", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/npm/1.0/bin/cli", nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	i := &Install{Version: "1.0", Dir: dir + "/npm/1.0"}
+	if err := i.Program("", "bin/cli", "cli@1.0"); err != nil || strings.Join(i.VersionArgv, " ") != dir+"/npm/1.0/bin/cli --version" || len(i.Argv) != 1 {
+		t.Errorf("binary: %v, %q, %q", err, i.Argv, i.VersionArgv)
+	}
+	if err := i.Program("/usr/bin/node", "bin/cli", "cli@1.0"); err != nil || strings.Join(i.Argv, " ") != "/usr/bin/node "+dir+"/npm/1.0/bin/cli" {
+		t.Errorf("script: %v, %q", err, i.Argv)
+	}
+	node, err := i.Node("22.23.3")
+	if node != dir+"/npm/node-22.23.3/node_modules/node/bin/node" || err == nil || !strings.Contains(err.Error(), "node@22.23.3 is not installed") {
+		t.Errorf("node: %s, %v", node, err)
 	}
 }
 

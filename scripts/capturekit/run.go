@@ -129,6 +129,24 @@ type Cmd struct {
 	PIDNamespace bool
 }
 
+// Cmd is how a CLI runs scenario s unless it says otherwise: the
+// installed program with args; PATH, HOME, env, LANG, TZ, TERM and the
+// scenario's env; stdout into the scratch folder; the scenario's signal
+// when a hung MCP call's marker appears or its Interrupt has passed.
+func (r *Run) Cmd(s *Scenario, args []string, env ...string) Cmd {
+	c := Cmd{
+		Argv:    append(r.Install.Argv, args...),
+		Env:     append(append(append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Home}, env...), "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb"), s.Env...),
+		Stdout:  r.Scratch + "/stdout.jsonl",
+		Markers: r.HangMarker(&s.Server),
+		After:   s.Interrupt,
+	}
+	if s.Signal == "SIGTERM" {
+		c.Signal = syscall.SIGTERM
+	}
+	return c
+}
+
 // Proc is a finished run of the CLI.
 type Proc struct {
 	// Exit is its exit code, or 128+N when signal N killed it (as a shell

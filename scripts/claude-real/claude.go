@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -84,13 +83,7 @@ var Memory = &kit.Spec[scenario, *scenario]{
 // optional dependency @anthropic-ai/claude-code-linux-x64; the postinstall
 // (which only links it into bin/) is not needed.
 func install(i *kit.Install) error {
-	bin := "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
-	if err := i.NPM(i.Dir, bin, nil, "--ignore-scripts", "@anthropic-ai/claude-code@"+i.Version); err != nil {
-		return err
-	}
-	i.Argv = []string{filepath.Join(i.Dir, bin)}
-	i.VersionArgv = []string{i.Argv[0], "--version"}
-	return nil
+	return i.Program("", "node_modules/@anthropic-ai/claude-code-linux-x64/claude", "--ignore-scripts", "@anthropic-ai/claude-code@"+i.Version)
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -133,25 +126,9 @@ func run(r *kit.Run, s *scenario) error {
 		argv = append(argv, "--input-format", "stream-json")
 	}
 	argv = append(argv, s.Args...)
-	c := kit.Cmd{
-		Argv: append(r.Install.Argv, argv...),
-		Env: append([]string{
-			"PATH=/usr/local/bin:/usr/bin:/bin",
-			"HOME=" + r.Home,
-			"CLAUDE_CONFIG_DIR=" + r.Home + "/.claude",
-			"ANTHROPIC_BASE_URL=http://" + r.Addr,
-			"ANTHROPIC_API_KEY=sk-ant-api03-cairn-offline-fake-key-0000000000000000",
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"DISABLE_TELEMETRY=1",
-			"DISABLE_AUTOUPDATER=1",
-			"DISABLE_ERROR_REPORTING=1",
-			"CLAUDE_CODE_MAX_RETRIES=2",
-			"LANG=C.UTF-8",
-			"TZ=UTC",
-			"TERM=dumb",
-		}, s.Env...),
-		Stdout: r.Scratch + "/stdout.jsonl",
-	}
+	c := r.Cmd(&s.Scenario, argv, "CLAUDE_CONFIG_DIR="+r.Home+"/.claude", "ANTHROPIC_BASE_URL=http://"+r.Addr,
+		"ANTHROPIC_API_KEY=sk-ant-api03-cairn-offline-fake-key-0000000000000000", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_MAX_RETRIES=2")
 	if s.SigInt {
 		// The scripted Bash command touches it before it sleeps.
 		c.Markers = map[string]string{r.WorkDir + "/.bash-started": "the long Bash command is running"}

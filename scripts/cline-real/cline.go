@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
@@ -48,13 +47,7 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Install: func(i *kit.Install) error {
 		// The npm package cline is a launcher whose postinstall picks the
 		// platform's binary; the binary's own package is what runs.
-		bin := "node_modules/@cline/cli-linux-x64/bin/cline"
-		if err := i.NPM(i.Dir, bin, nil, "@cline/cli-linux-x64@"+i.Version); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(i.Dir, bin)}
-		i.VersionArgv = append(i.Argv, "--version")
-		return nil
+		return i.Program("", "node_modules/@cline/cli-linux-x64/bin/cline", "@cline/cli-linux-x64@"+i.Version)
 	},
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
@@ -117,27 +110,8 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	argv := append(append([]string{"--json"}, s.Args...), r.Prompt)
-	c := kit.Cmd{
-		Argv: append(r.Install.Argv, argv...),
-		Env: append([]string{
-			"PATH=/usr/local/bin:/usr/bin:/bin",
-			"HOME=" + r.Home,
-			"CLINE_MCP_SETTINGS_PATH=" + mcpPath,
-			"TMPDIR=" + r.Scratch + "/tmp",
-			"LANG=C.UTF-8",
-			"TZ=UTC",
-			"TERM=dumb",
-			"NO_COLOR=1",
-		}, s.Env...),
-		Stdout:       r.Scratch + "/stdout.jsonl",
-		Group:        true,
-		Markers:      r.HangMarker(&s.Server),
-		After:        s.Interrupt,
-		PIDNamespace: true,
-	}
-	if s.Signal == "SIGTERM" {
-		c.Signal = syscall.SIGTERM
-	}
+	c := r.Cmd(&s.Scenario, argv, "CLINE_MCP_SETTINGS_PATH="+mcpPath, "TMPDIR="+r.Scratch+"/tmp", "NO_COLOR=1")
+	c.Group, c.PIDNamespace = true, true
 	if s.InterruptOn != "" {
 		c.OnLine = func(p *kit.Proc, line []byte) {
 			if bytes.Contains(line, []byte(s.InterruptOn)) {

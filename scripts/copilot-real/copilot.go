@@ -12,7 +12,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,10 +31,7 @@ type scenario struct {
 	InterruptIn string `yaml:"interrupt_in"`
 }
 
-const (
-	model  = "mock-model"
-	binary = "node_modules/@github/copilot-linux-x64/copilot"
-)
+const model = "mock-model"
 
 //go:embed scenarios.yaml readme_head.md readme_tail.md
 var fsys embed.FS
@@ -51,10 +47,9 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	// example paths under /repo.
 	Allowed: []string{"/chat/completions", "/security-review", "/subagents", "/repo"},
 	Install: func(i *kit.Install) error {
-		if err := i.NPM(i.Dir, binary, nil, "@github/copilot-linux-x64@"+i.Version); err != nil {
+		if err := i.Program("", "node_modules/@github/copilot-linux-x64/copilot", "@github/copilot-linux-x64@"+i.Version); err != nil {
 			return err
 		}
-		i.Argv = []string{filepath.Join(i.Dir, binary)}
 		i.VersionArgv = append(i.Argv, "version") // --version ends the number with a period
 		return nil
 	},
@@ -110,21 +105,15 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	args := argv(s, r.Prompt, cfg)
-	p, err := r.Exec(kit.Cmd{
-		Argv: append(r.Install.Argv, args...),
-		Env: append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Home,
-			"COPILOT_PROVIDER_BASE_URL=http://" + r.Addr + "/v1", "COPILOT_PROVIDER_API_KEY=cairn-offline-fake-key-0000",
-			"COPILOT_MODEL=" + model, "COPILOT_OFFLINE=true", "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb"}, s.Env...),
-		Stdout:  r.Scratch + "/stdout.jsonl",
-		Markers: r.HangMarker(&s.Server),
-		After:   s.Interrupt,
-		OnLine: func(p *kit.Proc, line []byte) {
-			if s.InterruptIn != "" && strings.Contains(string(line), `"type":"tool.execution_start"`) &&
-				strings.Contains(string(line), `"toolName":"`+s.InterruptIn+`"`) {
-				p.Interrupt(s.InterruptIn+" runs", 3*time.Second)
-			}
-		},
-	})
+	c := r.Cmd(&s.Scenario, args, "COPILOT_PROVIDER_BASE_URL=http://"+r.Addr+"/v1", "COPILOT_PROVIDER_API_KEY=cairn-offline-fake-key-0000",
+		"COPILOT_MODEL="+model, "COPILOT_OFFLINE=true")
+	c.OnLine = func(p *kit.Proc, line []byte) {
+		if s.InterruptIn != "" && strings.Contains(string(line), `"type":"tool.execution_start"`) &&
+			strings.Contains(string(line), `"toolName":"`+s.InterruptIn+`"`) {
+			p.Interrupt(s.InterruptIn+" runs", 3*time.Second)
+		}
+	}
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}

@@ -74,13 +74,7 @@ var Memory = &kit.Spec[scenario, *scenario]{
 
 // install installs a version of gemini into i.Dir.
 func install(i *kit.Install) error {
-	js := "node_modules/@google/gemini-cli/bundle/gemini.js"
-	if err := i.NPM(i.Dir, js, nil, "@google/gemini-cli@"+i.Version); err != nil {
-		return err
-	}
-	i.Argv = []string{"/usr/bin/node", filepath.Join(i.Dir, js)}
-	i.VersionArgv = append(i.Argv, "--version")
-	return nil
+	return i.Program("/usr/bin/node", "node_modules/@google/gemini-cli/bundle/gemini.js", "@google/gemini-cli@"+i.Version)
 }
 
 // settings is ~/.gemini/settings.json for a scenario.
@@ -122,24 +116,11 @@ func run(r *kit.Run, s *scenario) error {
 		argv = append(argv, "--yolo")
 	}
 	argv = append(argv, s.Args...)
-	p, err := r.Exec(kit.Cmd{
-		Argv: append(r.Install.Argv, argv...),
-		Env: append([]string{
-			"PATH=/usr/local/bin:/usr/bin:/bin",
-			"HOME=" + r.Home,
-			"GOOGLE_GEMINI_BASE_URL=http://" + r.Addr,
-			"GEMINI_API_KEY=cairn-offline-fake-key-0000",
-			"GEMINI_CLI_TRUST_WORKSPACE=true",
-			// The CLI writes error reports (with the whole request) there.
-			"TMPDIR=" + r.Scratch + "/tmp",
-			"LANG=C.UTF-8",
-			"TZ=UTC",
-			"TERM=dumb",
-		}, s.Env...),
-		Stdout:  r.Scratch + "/stdout.jsonl",
-		Group:   true,
-		Markers: r.HangMarker(&s.Server),
-	})
+	// The CLI writes error reports (with the whole request) to TMPDIR.
+	c := r.Cmd(&s.Scenario, argv, "GOOGLE_GEMINI_BASE_URL=http://"+r.Addr, "GEMINI_API_KEY=cairn-offline-fake-key-0000",
+		"GEMINI_CLI_TRUST_WORKSPACE=true", "TMPDIR="+r.Scratch+"/tmp")
+	c.Group = true
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}

@@ -54,13 +54,8 @@ var Spec = &kit.Spec[scenario, *scenario]{
 		// The native binary ships in the optional dependency
 		// opencode-linux-x64 (the package's bin/opencode.exe is a copy its
 		// postinstall makes).
-		bin := "node_modules/opencode-linux-x64/bin/opencode"
-		if err := i.NPM(i.Dir, bin, nil, "opencode-ai@"+i.Version); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(i.Dir, bin)}
-		i.VersionArgv, i.VersionEnv = append(i.Argv, "--version"), []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1"}
-		return nil
+		i.VersionEnv = []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1"}
+		return i.Program("", "node_modules/opencode-linux-x64/bin/opencode", "opencode-ai@"+i.Version)
 	},
 	Run: run,
 	Shape: func(name string, b []byte) []byte {
@@ -116,26 +111,12 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	argv := append(append([]string{"run", "--format", "json"}, s.Args...), r.Prompt)
-	env := []string{
-		"PATH=/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + r.Home,
-		"XDG_CONFIG_HOME=" + r.Home + "/.config",
-		"XDG_DATA_HOME=" + r.Home + "/.local/share",
-		"XDG_CACHE_HOME=" + r.Home + "/.cache",
-		"XDG_STATE_HOME=" + r.Home + "/.local/state",
-		"PWD=" + r.WorkDir,
-		"TMPDIR=" + r.Scratch + "/tmp",
-		"LANG=C.UTF-8",
-		"TZ=UTC",
-		"TERM=dumb",
-		"OPENCODE_DISABLE_MODELS_FETCH=1",
-		"OPENCODE_DISABLE_AUTOUPDATE=1",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-		"OPENCODE_DISABLE_SHARE=1",
-	}
-	p, err := r.Exec(kit.Cmd{Argv: append(r.Install.Argv, argv...), Env: env, Stdout: r.Scratch + "/stdout.jsonl",
-		Group: true, Markers: r.HangMarker(&s.Server), After: s.Interrupt})
+	c := r.Cmd(&s.Scenario, argv, "XDG_CONFIG_HOME="+r.Home+"/.config", "XDG_DATA_HOME="+r.Home+"/.local/share",
+		"XDG_CACHE_HOME="+r.Home+"/.cache", "XDG_STATE_HOME="+r.Home+"/.local/state", "PWD="+r.WorkDir, "TMPDIR="+r.Scratch+"/tmp",
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_SHARE=1")
+	c.Group = true
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}
@@ -154,7 +135,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err != nil {
 		return err
 	}
-	exp, err := export(r, env, sid, s.Name+".export.json")
+	exp, err := export(r, c.Env, sid, s.Name+".export.json")
 	if err != nil {
 		return err
 	}
@@ -164,7 +145,7 @@ func run(r *kit.Run, s *scenario) error {
 		if err != nil {
 			return err
 		}
-		if _, err := export(r, env, child, s.Name+".child.export.json"); err != nil {
+		if _, err := export(r, c.Env, child, s.Name+".child.export.json"); err != nil {
 			return err
 		}
 		meta += "# then: opencode export CHILDSESSION, the task's sub-agent session (exit code 0)\n"

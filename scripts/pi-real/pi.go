@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
 	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
@@ -36,8 +35,7 @@ type scenario struct {
 }
 
 const (
-	nodeDir  = "/tmp/cairn-pi-npm/node-22.23.3" // pi 1.x needs node 22.19 or newer
-	adapter  = "pi-mcp-adapter@2.36.0"          // for pi before 0.99
+	adapter  = "pi-mcp-adapter@2.36.0" // for pi before 0.99
 	provider = "cairn-mock"
 	model    = "mock-model"
 )
@@ -50,11 +48,10 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Name: "pi", Versions: []string{"1.6.0", "1.3.0", "0.86.1"}, Files: fsys,
 	Addr: "127.0.0.1:18383",
 	Install: func(i *kit.Install) error {
-		node := "node_modules/node/bin/node"
-		if err := i.NPM(nodeDir, node, nil, "node@22.23.3"); err != nil {
+		node, err := i.Node("22.23.3") // pi 1.x needs node 22.19 or newer
+		if err != nil {
 			return err
 		}
-		cli := "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"
 		pkgs := []string{"@earendil-works/pi-coding-agent@" + i.Version}
 		if kit.VersionLess(i.Version, "0.99.0") {
 			pkgs = append(pkgs, adapter)
@@ -63,12 +60,8 @@ var Spec = &kit.Spec[scenario, *scenario]{
 				return err
 			}
 		}
-		if err := i.NPM(i.Dir, cli, nil, pkgs...); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(nodeDir, node), filepath.Join(i.Dir, cli)}
-		i.VersionArgv, i.VersionEnv = append(i.Argv, "--version"), []string{"PI_OFFLINE=1"}
-		return nil
+		i.VersionEnv = []string{"PI_OFFLINE=1"}
+		return i.Program(node, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js", pkgs...)
 	},
 	Select:    func(s *scenario, i *kit.Install) bool { return s.Adapter == (i.Extra["adapter"] != "") },
 	Run:       run,
@@ -163,24 +156,15 @@ func run(r *kit.Run, s *scenario) error {
 		argv = append(argv, "--no-session")
 	}
 	argv = append(append(argv, s.Args...), r.Prompt)
-	sig := syscall.SIGINT
-	if s.Signal == "SIGTERM" {
-		sig = syscall.SIGTERM
-	}
-	p, err := r.Exec(kit.Cmd{
-		Argv:    append(r.Install.Argv, argv...),
-		Env:     []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Home, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "TMPDIR=" + tmp, "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb"},
-		Stdout:  r.Scratch + "/stdout.jsonl",
-		Group:   true,
-		Signal:  sig,
-		Markers: r.HangMarker(&s.Server),
-	})
+	c := r.Cmd(&s.Scenario, argv, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "TMPDIR="+tmp)
+	c.Group = true
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}
 	meta := fmt.Sprintf("# pi argv (after node cli.js): %s\n# pi exit code: %s\n", kit.Quote(argv), p.ExitText())
 	if p.Interrupted != "" {
-		meta += fmt.Sprintf("# the harness sent %s to pi's process group\n", kit.SignalName(sig))
+		meta += fmt.Sprintf("# the harness sent %s to pi's process group\n", kit.SignalName(p.Signal))
 	}
 	capture, note, err := r.Capture(&s.Scenario, p, ".pi/agent/sessions/*/*.jsonl")
 	if err != nil {
