@@ -114,6 +114,31 @@ func EachRecord(dir, suffix string, fn func(name string, line []byte, rec Record
 	return nil
 }
 
+// Sessions are the names of the scenarios among ss that keep the CLI's
+// session file, not its stdout (Keep "session").
+func Sessions[S any, P row[S]](ss []P) map[string]bool {
+	names := map[string]bool{}
+	for _, s := range ss {
+		if s.Base().Keep == "session" {
+			names[s.Base().Name] = true
+		}
+	}
+	return names
+}
+
+// EachSession calls fn for every line of the JSONL session files in dir,
+// the captures sessions names (see EachRecord), and says how many it read.
+func EachSession(dir string, sessions map[string]bool, fn func(name string, line []byte, rec Record)) (int, error) {
+	seen := map[string]bool{}
+	err := EachRecord(dir, ".jsonl", func(name string, line []byte, rec Record) {
+		if sessions[name] {
+			seen[name] = true
+			fn(name, line, rec)
+		}
+	})
+	return len(seen), err
+}
+
 // Streams adds the facts every JSONL capture in dir has (but those skip
 // names), under prefix: each record's type with its member list, a line
 // that is not JSON, and each file's last record (its type and what fn

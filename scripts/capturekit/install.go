@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
 // Install is one installed version of a CLI: where npm put it and how to
@@ -165,6 +167,19 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 		}
 	}
 	return cmd, args, env
+}
+
+// MCPServers is the one server a scenario configures as most CLIs' MCP
+// settings hold it, {NAME: entry}: the entry is head, command, args, env
+// (when the server has one), tail, then the scenario's own entry members.
+// With placeholders the kit's paths are written as ServerCommand says.
+func (r *Run) MCPServers(sv *Server, placeholders bool, head []any, tail ...any) ordered.Obj {
+	cmd, args, env := r.ServerCommand(sv, placeholders)
+	srv := ordered.O(append(head, "command", cmd, "args", args)...)
+	if env != nil {
+		srv = append(srv, ordered.Member("env", env))
+	}
+	return ordered.O(sv.ConfiguredName(), append(append(srv, ordered.O(tail...)...), sv.Entry...))
 }
 
 // HangMarker is the file the mcp-hang proxy creates when the held call

@@ -160,11 +160,71 @@ func TestProgram(t *testing.T) {
 	}
 }
 
+// TestMCPServers: the entry's members in order: head, command, args, env,
+// tail, the scenario's entry members.
+func TestMCPServers(t *testing.T) {
+	ss, err := Load[testRow]([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{WorkDir: "/w", Scratch: "/s", Self: "/k/capture", MCPServer: "/k/mcpserver"}
+	for _, tc := range []struct {
+		sv   *Server
+		want string
+	}{
+		{&ss[0].Server, `{"memory":{"type":"local","command":"CAPTURE","args":["mcp-hang","-marker","SCRATCH/mcp-hang.marker","-tool","search_nodes","--","NPM/node_modules/.bin/mcp-server-memory"],"env":{"MEMORY_FILE_PATH":"/w/.memory.jsonl"},"timeout":60}}`},
+		{&ss[1].Server, `{"cairn-memory":{"type":"local","command":"MCPSERVER","args":["-name","cairn-memory","-search-error"],"timeout":60,"trust":true,"excludeTools":["memory_store"]}}`},
+	} {
+		if got := Compact(r.MCPServers(tc.sv, true, []any{"type", "local"}, "timeout", 60)); got != tc.want {
+			t.Errorf("got %s, want %s", got, tc.want)
+		}
+	}
+}
+
+// TestCapture: a scenario keeps the CLI's stdout, or with keep: session
+// the one session file under HOME, with a note; none or two is an error.
+func TestCapture(t *testing.T) {
+	r := testRun(t, time.Minute)
+	r.Home = r.Scratch + "/home"
+	p := &Proc{Stdout: []byte("{\"out\":1}\n")}
+	shape := func(b []byte) []byte { return b }
+	if note, err := r.Capture(&Scenario{Name: "a"}, p, "s/*.jsonl", "a.jsonl", shape); note != "" || err != nil || r.kept[0] != "a.jsonl" {
+		t.Errorf("stdout: %q, %v, %v", note, err, r.kept)
+	}
+	s := &Scenario{Name: "b", Keep: "session"}
+	if _, err := r.Capture(s, p, "s/*.jsonl", "b.jsonl", shape); err == nil || len(r.kept) != 1 {
+		t.Errorf("no session file: %v, %v", err, r.kept)
+	}
+	if err := os.MkdirAll(r.Home+"/s", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.Home+"/s/1.jsonl", []byte("{\"session\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	note, err := r.Capture(s, p, "s/*.jsonl", "b.jsonl", shape)
+	if b, _ := os.ReadFile(r.Out + "/b.jsonl"); err != nil || note != "# b.jsonl is not stdout but the session file ~/s/1.jsonl\n" || string(b) != "{\"session\":1}\n" {
+		t.Errorf("session: %q, %v, %q", note, err, b)
+	}
+}
+
+// TestReadmeLine: the scenario's verdict, then each version's that
+// overrides it.
+func TestReadmeLine(t *testing.T) {
+	ss, err := Load[testRow]([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := ReadmeLine(ss[0], "real-memory.jsonl", "about", "cli", true, ", where null")
+	if want := "- `real-memory.jsonl` — about. cli exit 1. **fail (exit 1; evidence_complete inconclusive turn_failed, direct_write_boundary fail direct_mutation_unauthorized)**: . **In 1.0.0: invalid (exit 2, malformed_json at line 1)**: .\n"; line != want || err != nil {
+		t.Errorf("got %q, %v, want %q", line, err, want)
+	}
+}
+
 // TestShape: member names and types in order, never values; an array's
 // distinct element shapes, or its runs in the codex style.
 func TestShape(t *testing.T) {
 	line := []byte(`{"type":"x","n":1.5,"a":[{"k":"v"},{"k":"w"},2],"m":{"id1":true}}`)
-	if got := string(Shape(append(line, '\n'), func([]byte) (string, bool) { return "x/t", true })); got != "1 x/t {type:string,n:number,a:[{k:string}|number],m:{id1:bool}}\n" {
+	if got := string(Shape(append(line, '\n'), func(Record) string { return "x/t" })); got != "1 x/t {type:string,n:number,a:[{k:string}|number],m:{id1:bool}}\n" {
 		t.Errorf("plain: %s", got)
 	}
 	st := Style{Sep: " ", Integers: true, Runs: true, IDKeyed: map[string]bool{"m": true}}

@@ -343,22 +343,24 @@ func (p *Proc) ExitText() string {
 	return fmt.Sprint(p.Exit)
 }
 
-// Capture is what a scenario keeps as <name>.jsonl: the CLI's stdout, or
-// with Keep "session" the one session file the CLI wrote under HOME that
-// glob (relative to HOME) matches; note says which for the requests.txt.
-func (r *Run) Capture(s *Scenario, p *Proc, glob string) (b []byte, note string, err error) {
-	if s.Keep != "session" {
-		return p.Stdout, "", nil
+// Capture keeps (Keep) as name what a scenario keeps: the CLI's stdout,
+// or with Keep "session" the one session file the CLI wrote under HOME
+// that glob (relative to HOME) matches; note says which for the
+// requests.txt.
+func (r *Run) Capture(s *Scenario, p *Proc, glob, name string, shape func([]byte) []byte) (note string, err error) {
+	b := p.Stdout
+	if s.Keep == "session" {
+		found, _ := filepath.Glob(filepath.Join(r.Home, glob))
+		if len(found) != 1 {
+			return "", fmt.Errorf("want one session file ~/%s, found %d", glob, len(found))
+		}
+		if b, err = os.ReadFile(found[0]); err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(r.Home, found[0])
+		note = "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n"
 	}
-	found, _ := filepath.Glob(filepath.Join(r.Home, glob))
-	if len(found) != 1 {
-		return nil, "", fmt.Errorf("want one session file ~/%s, found %d", glob, len(found))
-	}
-	if b, err = os.ReadFile(found[0]); err != nil {
-		return nil, "", err
-	}
-	rel, _ := filepath.Rel(r.Home, found[0])
-	return b, "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n", nil
+	return note, r.Keep(name, b, shape)
 }
 
 // Keep writes a capture into the version's folder: name (a .jsonl or

@@ -177,11 +177,7 @@ func awaitResult(results <-chan struct{}) {
 // content blocks (or of its stream event), then every member with its JSON
 // type.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec kit.Record
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
+	return kit.Shape(b, func(rec kit.Record) string {
 		head := kit.Tagged(rec.Str("type"), rec.Str("subtype"))
 		switch rec.Str("type") {
 		case "assistant", "user":
@@ -194,7 +190,7 @@ func shape(b []byte) []byte {
 			e := strings.Join(streamEvent(rec["event"]), ":")
 			head += " <" + e + ">"
 		}
-		return head, true
+		return head
 	})
 }
 

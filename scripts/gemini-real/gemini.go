@@ -48,8 +48,7 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
 	ReadmeLine: func(s *scenario) (string, error) {
-		notes, err := kit.VersionNotes(s, false)
-		return fmt.Sprintf("- `%s.jsonl` — %s. gemini exit %d. **%s**: %s.%s\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(false, ""), s.Why, notes), err
+		return kit.ReadmeLine(s, s.Name+".jsonl", s.About, "gemini", false, "")
 	},
 }
 
@@ -80,12 +79,6 @@ func install(i *kit.Install) error {
 // settings is ~/.gemini/settings.json for a scenario.
 func settings(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 	o, kv := ordered.O, ordered.Member
-	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
-	srv := o("command", cmd, "args", args)
-	if env != nil {
-		srv = append(srv, kv("env", env))
-	}
-	srv = append(append(srv, kv("timeout", 60000)), s.Server.Entry...)
 	general := o("enableAutoUpdate", false, "enableAutoUpdateNotification", false)
 	if s.MaxAttempts > 0 {
 		general = append(general, kv("maxAttempts", s.MaxAttempts))
@@ -94,7 +87,7 @@ func settings(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 	if s.MaxTurns > 0 {
 		set = append(set, kv("model", o("maxSessionTurns", s.MaxTurns)))
 	}
-	return append(set, kv("mcpServers", o(s.Server.ConfiguredName(), srv)))
+	return append(set, kv("mcpServers", r.MCPServers(&s.Server, placeholders, nil, "timeout", 60000)))
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -131,14 +124,11 @@ func run(r *kit.Run, s *scenario) error {
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}
-	capture, note, err := r.Capture(&s.Scenario, p, ".gemini/tmp/*/chats/session-*.jsonl")
+	note, err := r.Capture(&s.Scenario, p, ".gemini/tmp/*/chats/session-*.jsonl", s.Name+".jsonl", shape)
 	if err != nil {
 		return err
 	}
 	meta += note
-	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
-		return err
-	}
 	meta += "# ~/.gemini/settings.json: " + kit.Compact(settings(r, s, true)) + "\n"
 	return r.Finish(s.Name, meta, p, s.Exit)
 }
@@ -148,22 +138,16 @@ func run(r *kit.Run, s *scenario) error {
 // with its JSON type. The free-form members (tool_use.parameters,
 // result.stats) are shown like any other.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec struct {
-			Type, Role, Status, Severity string
-			Error                        *struct{ Type string }
-		}
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
+	type record struct {
+		Type, Role, Status, Severity string
+		Error                        *struct{ Type string }
+	}
+	return kit.Shape(b, func(rec record) string {
 		errType := ""
 		if rec.Error != nil && rec.Error.Type != "" {
 			errType = "error.type=" + rec.Error.Type
 		}
-		if rec.Type == "" {
-			rec.Type = "(no type)"
-		}
-		return kit.Tagged(rec.Type, rec.Role, rec.Status, rec.Severity, errType), true
+		return kit.Typed(rec.Type, rec.Role, rec.Status, rec.Severity, errType)
 	})
 }
 

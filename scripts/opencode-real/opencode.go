@@ -395,21 +395,15 @@ func (p *partTags) tags() string {
 // type, a tool part's state.status and a step_finish's reason, then every
 // member with its JSON type.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec struct {
-			Type string
-			Part *partTags
-		}
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
-		if rec.Type == "" {
-			rec.Type = "(no type)"
-		}
+	type record struct {
+		Type string
+		Part *partTags
+	}
+	return kit.Shape(b, func(rec record) string {
 		if rec.Part != nil {
-			rec.Type += "/" + rec.Part.tags()
+			return kit.Typed(rec.Type) + "/" + rec.Part.tags()
 		}
-		return rec.Type, true
+		return kit.Typed(rec.Type)
 	})
 }
 

@@ -84,12 +84,7 @@ func settings(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 	if s.Server.None {
 		return st
 	}
-	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
-	srv := o("command", cmd, "args", args, "timeout", 30000)
-	if env != nil {
-		srv = append(srv, kv("env", env))
-	}
-	return append(st, kv("mcpServers", o(s.Server.ConfiguredName(), append(srv, s.Server.Entry...))))
+	return append(st, kv("mcpServers", r.MCPServers(&s.Server, placeholders, nil, "timeout", 30000)))
 }
 
 func run(r *kit.Run, s *scenario) error {
