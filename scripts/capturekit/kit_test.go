@@ -220,6 +220,28 @@ func TestReadmeLine(t *testing.T) {
 	}
 }
 
+// TestServeSeeds: serving a scenario seeds its server first (here a
+// shell that answers every request) and says so for the requests.txt; a
+// server that does not answer stops the run before the mock starts.
+func TestServeSeeds(t *testing.T) {
+	r := testRun(t, time.Minute)
+	r.Home, r.spec.Addr = r.Scratch, "127.0.0.1:0"
+	server := r.Scratch + "/server.sh"
+	answer := `while read -r l; do case "$l" in *'"id":'*) id=${l#*'"id":'}; echo "{\"jsonrpc\":\"2.0\",\"id\":${id%%[,\}]*},\"result\":{\"content\":[]}}";; esac; done`
+	if err := os.WriteFile(server, []byte("#!/bin/sh\n"+answer+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := &Scenario{Server: Server{Command: server, Seed: []SeedCall{{Tool: "create_entities"}, {Tool: "add_observations"}}}}
+	if err := r.ServeChat(s); err != nil || r.Seeded != "# before the run the kit seeded the server's store by tools/call: create_entities, add_observations\n" || r.Mock == nil {
+		t.Fatalf("seeded %q, %v", r.Seeded, err)
+	}
+	r.Mock.Close()
+	r.Mock, s.Server.Command = nil, "/bin/false"
+	if err := r.ServeMessages(s, "ToolSearch"); err == nil || r.Mock != nil {
+		t.Errorf("a server that does not answer: %v, mock %v", err, r.Mock)
+	}
+}
+
 // TestShape: member names and types in order, never values; an array's
 // distinct element shapes, or its runs in the codex style.
 func TestShape(t *testing.T) {

@@ -36,6 +36,9 @@ type Run struct {
 	// and mcp-slow proxies) and the scripted MCP server.
 	Self, MCPServer string
 	Mock            *mock.Server
+	// Seeded is the requests.txt line that says what the scenario's
+	// server was seeded with ("" when nothing was).
+	Seeded string
 
 	spec *common
 	kept []string
@@ -98,6 +101,35 @@ func (r *Run) Serve(h mock.Handler) error {
 	m, err := mock.Start(r.spec.Addr, h, r.Scratch+"/requests.log", r.Scratch+"/debug")
 	r.Mock = m
 	return err
+}
+
+// ServeChat, ServeMessages and ServeGenerative serve scenario s: they seed
+// its MCP server's store (Seed, when it has seed calls) and start the
+// mock of one API family with its script, asked with the run's prompt:
+// OpenAI chat completions (with the CLI's quirks, opts, if any), Anthropic
+// Messages (search is the CLI's tool-search tool), Gemini's Generative
+// Language (sub is its sub-agent tool).
+func (r *Run) ServeChat(s *Scenario, opts ...mock.ChatOptions) error {
+	var o mock.ChatOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	return r.serve(s, mock.Chat(s.Script(r.Prompt), o))
+}
+
+func (r *Run) ServeMessages(s *Scenario, search string) error {
+	return r.serve(s, mock.Messages(s.Script(r.Prompt), search))
+}
+
+func (r *Run) ServeGenerative(s *Scenario, sub string) error {
+	return r.serve(s, mock.Generative(s.Script(r.Prompt), sub))
+}
+
+func (r *Run) serve(s *Scenario, h mock.Handler) (err error) {
+	if r.Seeded, err = r.Seed(&s.Server); err != nil {
+		return err
+	}
+	return r.Serve(h)
 }
 
 // Cmd is how the CLI is run.

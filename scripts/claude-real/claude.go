@@ -17,7 +17,6 @@ import (
 	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 )
 
 // scenario is a row of scenarios.yaml: the kit's, and claude's flags.
@@ -96,11 +95,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := os.WriteFile(mcpPath, cfg, 0o644); err != nil {
 		return err
 	}
-	seeded, err := r.Seed(&s.Server)
-	if err != nil {
-		return err
-	}
-	if err := r.Serve(mock.Messages(s.Script(r.Prompt), "ToolSearch")); err != nil {
+	if err := r.ServeMessages(&s.Scenario, "ToolSearch"); err != nil {
 		return err
 	}
 	mode := s.Mode
@@ -159,7 +154,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := r.Keep(s.Name+".jsonl", p.Stdout, shape); err != nil {
 		return err
 	}
-	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit) + seeded
+	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit) + r.Seeded
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}

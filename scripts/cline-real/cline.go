@@ -17,7 +17,6 @@ import (
 	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -71,14 +70,14 @@ func capture(s *scenario) string {
 
 // settings are ~/.cline/data/settings/providers.json (as `cline auth -p
 // openai -k KEY -m mock-model -b URL` writes it) and the MCP settings
-// file CLINE_MCP_SETTINGS_PATH names (nil: none configured).
+// file CLINE_MCP_SETTINGS_PATH names (no server when none is configured).
 func settings(r *kit.Run, s *scenario, placeholders bool) (providers, mcp ordered.Obj) {
 	o := ordered.O
 	providers = o("version", 1, "lastUsedProvider", provider, "modes", o(), "providers", o(provider, o(
 		"settings", o("provider", provider, "apiKey", apiKey, "model", model, "baseUrl", "http://"+r.Addr+"/v1"),
 		"updatedAt", "2026-12-06T00:00:00.000Z", "tokenSource", "manual")))
 	if s.Server.None {
-		return providers, nil
+		return providers, o("mcpServers", o())
 	}
 	// timeout (seconds): the default, 3 s, is missed on a busy machine.
 	return providers, o("mcpServers", r.MCPServers(&s.Server, placeholders, nil, "timeout", 60))
@@ -93,13 +92,10 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	mcpPath := r.Scratch + "/mcp_settings.json"
-	if mcp == nil {
-		mcp = ordered.O("mcpServers", ordered.O())
-	}
 	if err := kit.WriteJSON(mcpPath, mcp); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	argv := append(append([]string{"--json"}, s.Args...), r.Prompt)
@@ -129,12 +125,7 @@ func run(r *kit.Run, s *scenario) error {
 	}
 	meta += note
 	providers, mcp = settings(r, s, true)
-	meta += "# ~/.cline/data/settings/providers.json: " + kit.Compact(providers) + "\n"
-	if mcp == nil {
-		meta += "# CLINE_MCP_SETTINGS_PATH: {\"mcpServers\":{}}\n"
-	} else {
-		meta += "# CLINE_MCP_SETTINGS_PATH: " + kit.Compact(mcp) + "\n"
-	}
+	meta += "# ~/.cline/data/settings/providers.json: " + kit.Compact(providers) + "\n# CLINE_MCP_SETTINGS_PATH: " + kit.Compact(mcp) + "\n"
 	return r.Finish(s.Name, meta, p, s.Exit)
 }
 

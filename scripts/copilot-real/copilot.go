@@ -16,7 +16,6 @@ import (
 	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -93,7 +92,7 @@ func run(r *kit.Run, s *scenario) error {
 			return err
 		}
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	args := argv(s, r.Prompt, cfg)

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -97,11 +96,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.gemini/settings.json", settings(r, s, false)); err != nil {
 		return err
 	}
-	seeded, err := r.Seed(&s.Server)
-	if err != nil {
-		return err
-	}
-	if err := r.Serve(mock.Generative(s.Script(r.Prompt), "complete_task")); err != nil {
+	if err := r.ServeGenerative(&s.Scenario, "complete_task"); err != nil {
 		return err
 	}
 	argv := []string{"-p", r.Prompt, "--output-format", s.format(), "-m", "gemini-2.5-pro"}
@@ -117,7 +112,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err != nil {
 		return err
 	}
-	meta := fmt.Sprintf("# gemini argv (after node bundle/gemini.js): %s\n# gemini exit code: %d\n", kit.Quote(argv), p.Exit) + seeded
+	meta := fmt.Sprintf("# gemini argv (after node bundle/gemini.js): %s\n# gemini exit code: %d\n", kit.Quote(argv), p.Exit) + r.Seeded
 	if p.Interrupted != "" {
 		meta += "# the harness sent SIGINT to gemini's process group\n"
 	}

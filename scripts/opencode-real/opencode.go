@@ -107,7 +107,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.config/opencode/opencode.json", config(r, s, false)); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{Side: "Release ledger memory", LogTime: true})); err != nil {
+	if err := r.ServeChat(&s.Scenario, mock.ChatOptions{Side: "Release ledger memory", LogTime: true}); err != nil {
 		return err
 	}
 	argv := append(append([]string{"run", "--format", "json"}, s.Args...), r.Prompt)

@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -143,7 +142,7 @@ func run(r *kit.Run, s *scenario) error {
 			}
 		}
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	argv := []string{"--mode", "json"}

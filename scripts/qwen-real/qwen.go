@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	claude "github.com/cairn-audit/cairn/scripts/claude-real"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
@@ -94,7 +93,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.qwen/settings.json", settings(r, s, false)); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Chat(s.Script(prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	argv := []string{"-p", prompt, "--output-format", "stream-json", "--auth-type", "openai", "--model", model}
