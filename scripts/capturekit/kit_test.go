@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -239,6 +241,30 @@ func TestServeSeeds(t *testing.T) {
 	r.Mock, s.Server.Command = nil, "/bin/false"
 	if err := r.ServeMessages(s, "ToolSearch"); err == nil || r.Mock != nil {
 		t.Errorf("a server that does not answer: %v, mock %v", err, r.Mock)
+	}
+}
+
+// TestMemorySpec: a CLI's memory table is its Spec with its own name, one
+// version, the memory folder's scenarios, the catalog captures' folder,
+// the CLI's install (where Spec keeps it, which its captures may name) and
+// the memory README lines.
+func TestMemorySpec(t *testing.T) {
+	var dirs []string
+	s := &Spec[testRow, *testRow]{Name: "x", Versions: []string{"2.0", "1.0"}, Files: fstest.MapFS{"memory/scenarios.yaml": {Data: []byte(table)}},
+		Allowed: make([]string, 1, 4), Install: func(i *Install) error { dirs = append(dirs, i.Dir); return nil }}
+	m := s.Memory("2.0")
+	i := &Install{Version: "2.0", Dir: "/tmp/cairn-x-memory-npm/2.0"}
+	if err := m.Install(i); err != nil || m.Name != "x-memory" || fmt.Sprint(m.Versions) != "[2.0]" || m.root() != "testdata/catalog/real/x" ||
+		fmt.Sprint(m.Allowed) != "[ /tmp/cairn-x-npm]" || len(s.Allowed) != 1 || fmt.Sprint(dirs) != "[/tmp/cairn-x-npm/2.0]" {
+		t.Errorf("got %s %v %s %q (Spec's %q), installed in %v: %v", m.Name, m.Versions, m.root(), m.Allowed, s.Allowed, dirs, err)
+	}
+	src, _ := fs.ReadFile(m.Files, "scenarios.yaml")
+	ss, err := Load[testRow](src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := m.ReadmeLine(ss[0]); err != nil || line != MemoryReadmeLine(&ss[0].Scenario) {
+		t.Errorf("readme line %q, %v", line, err)
 	}
 }
 

@@ -57,26 +57,8 @@ var Spec = &kit.Spec[scenario, *scenario]{
 }
 
 // Memory is Claude Code with real memory servers from npm (SPEC §16):
-// `capture claude-memory` runs memory/scenarios.yaml with the claude
-// installed for Spec, and keeps the captures in
-// testdata/catalog/real/claude/VERSION/SERVER.
-var Memory = &kit.Spec[scenario, *scenario]{
-	Name: "claude-memory", Versions: []string{"2.1.332"}, Files: kit.SubFS(fsys, "memory"),
-	Root: "testdata/catalog/real/claude",
-	Addr: "127.0.0.1:18181",
-	// claude's own temporary folders, and its install (Spec's).
-	Allowed: []string{"/tmp/cc-socks", "/tmp/claude-0", "/tmp/cairn-claude-npm"},
-	Install: func(i *kit.Install) error {
-		i.Dir = "/tmp/cairn-claude-npm/" + i.Version
-		return install(i)
-	},
-	Run:   run,
-	Shape: func(_ string, b []byte) []byte { return shape(b) },
-	Inventory: func(dir string, _ []*scenario) ([]byte, error) {
-		return inventory(dir)
-	},
-	ReadmeLine: func(s *scenario) (string, error) { return kit.MemoryReadmeLine(&s.Scenario), nil },
-}
+// `capture claude-memory` runs memory/scenarios.yaml.
+var Memory = Spec.Memory("2.1.332")
 
 // install installs a version of claude into i.Dir. The native build is the
 // optional dependency @anthropic-ai/claude-code-linux-x64; the postinstall

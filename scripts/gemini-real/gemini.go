@@ -52,23 +52,8 @@ var Spec = &kit.Spec[scenario, *scenario]{
 }
 
 // Memory is Gemini CLI with real memory servers from npm (SPEC §16):
-// `capture gemini-memory` runs memory/scenarios.yaml with the gemini
-// installed for Spec, and keeps the captures in
-// testdata/catalog/real/gemini/VERSION/SERVER.
-var Memory = &kit.Spec[scenario, *scenario]{
-	Name: "gemini-memory", Versions: []string{"0.61.0"}, Files: kit.SubFS(fsys, "memory"),
-	Root:    "testdata/catalog/real/gemini",
-	Addr:    "127.0.0.1:18282",
-	Allowed: []string{"/tmp/cairn-gemini-npm"},
-	Install: func(i *kit.Install) error {
-		i.Dir = "/tmp/cairn-gemini-npm/" + i.Version
-		return install(i)
-	},
-	Run:        run,
-	Shape:      func(_ string, b []byte) []byte { return shape(b) },
-	Inventory:  inventory,
-	ReadmeLine: func(s *scenario) (string, error) { return kit.MemoryReadmeLine(&s.Scenario), nil },
-}
+// `capture gemini-memory` runs memory/scenarios.yaml.
+var Memory = Spec.Memory("0.61.0")
 
 // install installs a version of gemini into i.Dir.
 func install(i *kit.Install) error {
