@@ -268,6 +268,23 @@ func TestMemorySpec(t *testing.T) {
 	}
 }
 
+// TestRecordFacts: a member as a record, and the forms of a tool's output.
+func TestRecordFacts(t *testing.T) {
+	var rec Record
+	if err := json.Unmarshal([]byte(`{"o":{"a":"x"},"s":"{\"k\":1}","e":"","t":"text","n":3,"z":null}`), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Obj("o").Str("a") != "x" || rec.Obj("s") != nil || rec.Obj("none") != nil {
+		t.Errorf("Obj: %v %v", rec.Obj("o"), rec.Obj("s"))
+	}
+	for k, want := range map[string]string{"none": "no output", "n": "output not a string", "e": "output empty string", "z": "output empty string",
+		"s": "output a JSON object text", "t": "output other text", "o": "output not a string"} {
+		if got := OutputForm(rec[k]); got != want {
+			t.Errorf("%s: got %q, want %q", k, got, want)
+		}
+	}
+}
+
 // TestShape: member names and types in order, never values; an array's
 // distinct element shapes, or its runs in the codex style.
 func TestShape(t *testing.T) {

@@ -174,8 +174,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 			add(fmt.Sprintf("hook_event %s, %s", rec.Str("hookEventName"), parent))
 			return " " + rec.Str("hookEventName")
 		case "agent_event":
-			var e kit.Record
-			_ = json.Unmarshal(rec["event"], &e)
+			e := rec.Obj("event")
 			et, ct := e.Str("type"), e.Str("contentType")
 			add(fmt.Sprintf("event %s members %s", kit.Tagged(et, ct), kit.Members(rec["event"])))
 			switch {

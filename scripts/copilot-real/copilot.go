@@ -174,8 +174,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		if d := rec["data"]; d != nil {
 			add("record %s data %s", typ, kit.Members(d))
 		}
-		var data kit.Record
-		_ = json.Unmarshal(rec["data"], &data)
+		data := rec.Obj("data")
 		sub := ""
 		if _, ok := data["parentToolCallId"]; ok {
 			sub = " (sub-agent)"
@@ -184,9 +183,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		case "tool.execution_start":
 			add("tool.execution_start %s%s", data.Str("toolName"), sub)
 		case "tool.execution_complete":
-			var e, res kit.Record
-			_ = json.Unmarshal(data["error"], &e)
-			_ = json.Unmarshal(data["result"], &res)
+			e, res := data.Obj("error"), data.Obj("result")
 			add("tool.execution_complete success %s, error code %q%s, result members %s", data["success"], e.Str("code"), sub, kit.Members(data["result"]))
 			if sc, ok := res["structuredContent"]; ok {
 				add("tool.execution_complete result.structuredContent members %s", kit.Members(sc))

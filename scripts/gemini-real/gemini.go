@@ -167,7 +167,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 				add("tool_id <tool_name>__<other>")
 			}
 		case "tool_result":
-			add(errorFact("tool_result status "+rec.Str("status"), rec, false) + ", " + outputForm(rec))
+			add(errorFact("tool_result status "+rec.Str("status"), rec, false) + ", " + kit.OutputForm(rec["output"]))
 		case "error":
 			add(fmt.Sprintf("error severity %s message %q", rec.Str("severity"), rec.Str("message")))
 		case "result":
@@ -231,21 +231,4 @@ func errorFact(fact string, rec kit.Record, absent bool) string {
 		fact += " (no error member)"
 	}
 	return fact
-}
-
-// outputForm is what a tool_result's output is.
-func outputForm(rec kit.Record) string {
-	raw, ok := rec["output"]
-	var s string
-	switch {
-	case !ok:
-		return "no output"
-	case json.Unmarshal(raw, &s) != nil:
-		return "output not a string"
-	case s == "":
-		return "output empty string"
-	case json.Valid([]byte(s)) && strings.HasPrefix(strings.TrimSpace(s), "{"):
-		return "output a JSON object text"
-	}
-	return "output other text"
 }

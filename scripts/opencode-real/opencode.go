@@ -564,16 +564,7 @@ func partFacts(prefix string, raw json.RawMessage, add func(string)) {
 	_ = json.Unmarshal(raw, &full)
 	add(fmt.Sprintf("%stool state %s members %s", prefix, p.State.Status, kit.Members(full.State)))
 	if out := p.State.Output; out != nil {
-		form, s := "output other text", kit.Str(out)
-		switch {
-		case json.Unmarshal(out, new(string)) != nil:
-			form = "output not a string"
-		case s == "":
-			form = "output empty string"
-		case json.Valid([]byte(s)) && strings.HasPrefix(strings.TrimSpace(s), "{"):
-			form = "output a JSON object text"
-		}
-		add(fmt.Sprintf("%stool %s %s %s", prefix, p.Tool, p.State.Status, form))
+		add(fmt.Sprintf("%stool %s %s %s", prefix, p.Tool, p.State.Status, kit.OutputForm(out)))
 	}
 	if p.State.Error != nil {
 		e := strings.ReplaceAll(kit.Str(p.State.Error), "\n", `\n`)

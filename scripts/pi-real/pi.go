@@ -222,8 +222,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		add := func(format string, args ...any) { addFact(fmt.Sprintf(format, args...)) }
 		switch typ {
 		case "message_start", "message_end":
-			var m kit.Record
-			_ = json.Unmarshal(rec["message"], &m)
+			m := rec.Obj("message")
 			role := m.Str("role")
 			add("%s role %s members %s", typ, role, kit.Members(rec["message"]))
 			switch {
@@ -267,8 +266,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 				add("%s toolResult %s isError %s", typ, m.Str("toolName"), m["isError"])
 			}
 		case "message_update":
-			var e kit.Record
-			_ = json.Unmarshal(rec["assistantMessageEvent"], &e)
+			e := rec.Obj("assistantMessageEvent")
 			add("assistantMessageEvent %s members %s", e.Str("type"), kit.Members(rec["assistantMessageEvent"]))
 		case "tool_execution_start":
 			nested := ""
@@ -285,8 +283,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 				dur = ", no durationMs"
 			}
 			add("tool_execution_end%s %s isError %s%s, result members %s", nested, rec.Str("toolName"), rec["isError"], dur, kit.Members(rec["result"]))
-			var res kit.Record
-			_ = json.Unmarshal(rec["result"], &res)
+			res := rec.Obj("result")
 			if sc, ok := res["structuredContent"]; ok {
 				form := "an object, members " + kit.Members(sc)
 				switch {
@@ -304,8 +301,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		case "agent_end":
 			add("agent_end willRetry %s", rec["willRetry"])
 		case "entry_appended":
-			var e kit.Record
-			_ = json.Unmarshal(rec["entry"], &e)
+			e := rec.Obj("entry")
 			add("entry_appended entry %s members %s", e.Str("type"), kit.Members(rec["entry"]))
 		}
 		return ""
@@ -321,8 +317,7 @@ func sessionFact(f kit.Facts, name string, line []byte, rec kit.Record) {
 	case rec == nil:
 		f.Add(prefix+"NOT-JSON line", name)
 	case typ == "message":
-		var m kit.Record
-		_ = json.Unmarshal(rec["message"], &m)
+		m := rec.Obj("message")
 		f.Add(fmt.Sprintf("%srecord message members %s, message role %s", prefix, kit.Members(line), m.Str("role")), name)
 	case typ != "":
 		f.Add(fmt.Sprintf("%srecord %s members %s", prefix, typ, kit.Members(line)), name)
