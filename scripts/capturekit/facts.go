@@ -78,6 +78,30 @@ type Record map[string]json.RawMessage
 // Str is member k's string value ("" for anything else).
 func (r Record) Str(k string) string { return Str(r[k]) }
 
+// Obj is member k as a Record (nil when it is not an object).
+func (r Record) Obj(k string) Record {
+	var o Record
+	_ = json.Unmarshal(r[k], &o)
+	return o
+}
+
+// OutputForm is what a tool's output (a JSON value) is: none, not a
+// string, an empty string, a JSON object's text, or other text.
+func OutputForm(raw json.RawMessage) string {
+	var s string
+	switch {
+	case raw == nil:
+		return "no output"
+	case json.Unmarshal(raw, &s) != nil:
+		return "output not a string"
+	case s == "":
+		return "output empty string"
+	case json.Valid([]byte(s)) && strings.HasPrefix(strings.TrimSpace(s), "{"):
+		return "output a JSON object text"
+	}
+	return "output other text"
+}
+
 // EachRecord calls fn for every line of the captures in dir and its
 // folders whose names end in suffix, in file name order; rec is nil for a
 // line that is not a JSON object. name is the file's path below dir
@@ -112,6 +136,31 @@ func EachRecord(dir, suffix string, fn func(name string, line []byte, rec Record
 		}
 	}
 	return nil
+}
+
+// Sessions are the names of the scenarios among ss that keep the CLI's
+// session file, not its stdout (Keep "session").
+func Sessions[S any, P row[S]](ss []P) map[string]bool {
+	names := map[string]bool{}
+	for _, s := range ss {
+		if s.Base().Keep == "session" {
+			names[s.Base().Name] = true
+		}
+	}
+	return names
+}
+
+// EachSession calls fn for every line of the JSONL session files in dir,
+// the captures sessions names (see EachRecord), and says how many it read.
+func EachSession(dir string, sessions map[string]bool, fn func(name string, line []byte, rec Record)) (int, error) {
+	seen := map[string]bool{}
+	err := EachRecord(dir, ".jsonl", func(name string, line []byte, rec Record) {
+		if sessions[name] {
+			seen[name] = true
+			fn(name, line, rec)
+		}
+	})
+	return len(seen), err
 }
 
 // Streams adds the facts every JSONL capture in dir has (but those skip

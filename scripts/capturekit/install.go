@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
 // Install is one installed version of a CLI: where npm put it and how to
@@ -49,6 +51,28 @@ func (i *Install) NPM(dir, has string, env []string, pkgs ...string) error {
 	c := exec.Command("npm", append([]string{"install", "--no-audit", "--no-fund", "--loglevel=error"}, pkgs...)...)
 	c.Dir, c.Env, c.Stdout, c.Stderr = dir, append(os.Environ(), env...), os.Stdout, os.Stderr
 	return c.Run()
+}
+
+// Program installs pkgs into i.Dir (unless bin, relative to it, is there)
+// and runs bin: under node when node is not "" (bin is a script), else
+// itself; bin --version says its version.
+func (i *Install) Program(node, bin string, pkgs ...string) error {
+	if err := i.NPM(i.Dir, bin, nil, pkgs...); err != nil {
+		return err
+	}
+	i.Argv = []string{filepath.Join(i.Dir, bin)}
+	if node != "" {
+		i.Argv = []string{node, i.Argv[0]}
+	}
+	i.VersionArgv = append(i.Argv, "--version")
+	return nil
+}
+
+// Node installs node of version beside the CLI's versions, for a CLI that
+// needs a newer one than the machine's, and returns the program.
+func (i *Install) Node(version string) (string, error) {
+	dir, node := filepath.Join(filepath.Dir(i.Dir), "node-"+version), "node_modules/node/bin/node"
+	return filepath.Join(dir, node), i.NPM(dir, node, nil, "node@"+version)
 }
 
 // check runs the version command and compares.
@@ -143,6 +167,19 @@ func (r *Run) ServerCommand(sv *Server, placeholders bool) (cmd string, args []s
 		}
 	}
 	return cmd, args, env
+}
+
+// MCPServers is the one server a scenario configures as most CLIs' MCP
+// settings hold it, {NAME: entry}: the entry is head, command, args, env
+// (when the server has one), tail, then the scenario's own entry members.
+// With placeholders the kit's paths are written as ServerCommand says.
+func (r *Run) MCPServers(sv *Server, placeholders bool, head []any, tail ...any) ordered.Obj {
+	cmd, args, env := r.ServerCommand(sv, placeholders)
+	srv := ordered.O(append(head, "command", cmd, "args", args)...)
+	if env != nil {
+		srv = append(srv, ordered.Member("env", env))
+	}
+	return ordered.O(sv.ConfiguredName(), append(append(srv, ordered.O(tail...)...), sv.Entry...))
 }
 
 // HangMarker is the file the mcp-hang proxy creates when the held call

@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -107,11 +110,186 @@ func TestServerCommand(t *testing.T) {
 	}
 }
 
+// TestCmd: the installed program with the run's arguments, the
+// environment in order (the kit's, the CLI's, the scenario's), the
+// scenario's signal, the hung call's marker and its Interrupt.
+func TestCmd(t *testing.T) {
+	ss, err := Load[testRow]([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0].Scenario
+	s.Env, s.Signal, s.Interrupt = []string{"EXTRA=1"}, "SIGTERM", time.Minute
+	r := &Run{Install: &Install{Argv: []string{"/n/node", "/n/cli.js"}}, Scratch: "/s", Home: "/s/home"}
+	c := r.Cmd(&s, []string{"-p", "x"}, "A=1", "B=2")
+	for _, tc := range []struct{ what, got, want string }{
+		{"argv", strings.Join(c.Argv, " "), "/n/node /n/cli.js -p x"},
+		{"env", strings.Join(c.Env, " "), "PATH=/usr/local/bin:/usr/bin:/bin HOME=/s/home A=1 B=2 LANG=C.UTF-8 TZ=UTC TERM=dumb EXTRA=1"},
+		{"stdout", c.Stdout, "/s/stdout.jsonl"},
+		{"signal, after", fmt.Sprint(c.Signal, " ", c.After), "terminated 1m0s"},
+		{"markers", fmt.Sprint(c.Markers), "map[/s/mcp-hang.marker:the MCP tool call is running]"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.what, tc.got, tc.want)
+		}
+	}
+	if c := r.Cmd(&ss[1].Scenario, nil); c.Signal != 0 || c.Markers != nil || c.After != 0 {
+		t.Errorf("defaults: signal %v, markers %v, after %v", c.Signal, c.Markers, c.After)
+	}
+}
+
+// TestProgram: an installed program runs as itself or under node, both
+// asked --version; Node is beside the CLI's versions. Nothing installed
+// inside the namespace (no fetch): a missing program is an error.
+func TestProgram(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/npm/1.0/bin", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/npm/1.0/bin/cli", nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	i := &Install{Version: "1.0", Dir: dir + "/npm/1.0"}
+	if err := i.Program("", "bin/cli", "cli@1.0"); err != nil || strings.Join(i.VersionArgv, " ") != dir+"/npm/1.0/bin/cli --version" || len(i.Argv) != 1 {
+		t.Errorf("binary: %v, %q, %q", err, i.Argv, i.VersionArgv)
+	}
+	if err := i.Program("/usr/bin/node", "bin/cli", "cli@1.0"); err != nil || strings.Join(i.Argv, " ") != "/usr/bin/node "+dir+"/npm/1.0/bin/cli" {
+		t.Errorf("script: %v, %q", err, i.Argv)
+	}
+	node, err := i.Node("22.23.3")
+	if node != dir+"/npm/node-22.23.3/node_modules/node/bin/node" || err == nil || !strings.Contains(err.Error(), "node@22.23.3 is not installed") {
+		t.Errorf("node: %s, %v", node, err)
+	}
+}
+
+// TestMCPServers: the entry's members in order: head, command, args, env,
+// tail, the scenario's entry members.
+func TestMCPServers(t *testing.T) {
+	ss, err := Load[testRow]([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{WorkDir: "/w", Scratch: "/s", Self: "/k/capture", MCPServer: "/k/mcpserver"}
+	for _, tc := range []struct {
+		sv   *Server
+		want string
+	}{
+		{&ss[0].Server, `{"memory":{"type":"local","command":"CAPTURE","args":["mcp-hang","-marker","SCRATCH/mcp-hang.marker","-tool","search_nodes","--","NPM/node_modules/.bin/mcp-server-memory"],"env":{"MEMORY_FILE_PATH":"/w/.memory.jsonl"},"timeout":60}}`},
+		{&ss[1].Server, `{"cairn-memory":{"type":"local","command":"MCPSERVER","args":["-name","cairn-memory","-search-error"],"timeout":60,"trust":true,"excludeTools":["memory_store"]}}`},
+	} {
+		if got := Compact(r.MCPServers(tc.sv, true, []any{"type", "local"}, "timeout", 60)); got != tc.want {
+			t.Errorf("got %s, want %s", got, tc.want)
+		}
+	}
+}
+
+// TestCapture: a scenario keeps the CLI's stdout, or with keep: session
+// the one session file under HOME, with a note; none or two is an error.
+func TestCapture(t *testing.T) {
+	r := testRun(t, time.Minute)
+	r.Home = r.Scratch + "/home"
+	p := &Proc{Stdout: []byte("{\"out\":1}\n")}
+	shape := func(b []byte) []byte { return b }
+	if note, err := r.Capture(&Scenario{Name: "a"}, p, "s/*.jsonl", "a.jsonl", shape); note != "" || err != nil || r.kept[0] != "a.jsonl" {
+		t.Errorf("stdout: %q, %v, %v", note, err, r.kept)
+	}
+	s := &Scenario{Name: "b", Keep: "session"}
+	if _, err := r.Capture(s, p, "s/*.jsonl", "b.jsonl", shape); err == nil || len(r.kept) != 1 {
+		t.Errorf("no session file: %v, %v", err, r.kept)
+	}
+	if err := os.MkdirAll(r.Home+"/s", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.Home+"/s/1.jsonl", []byte("{\"session\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	note, err := r.Capture(s, p, "s/*.jsonl", "b.jsonl", shape)
+	if b, _ := os.ReadFile(r.Out + "/b.jsonl"); err != nil || note != "# b.jsonl is not stdout but the session file ~/s/1.jsonl\n" || string(b) != "{\"session\":1}\n" {
+		t.Errorf("session: %q, %v, %q", note, err, b)
+	}
+}
+
+// TestReadmeLine: the scenario's verdict, then each version's that
+// overrides it.
+func TestReadmeLine(t *testing.T) {
+	ss, err := Load[testRow]([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := ReadmeLine(ss[0], "real-memory.jsonl", "about", "cli", true, ", where null")
+	if want := "- `real-memory.jsonl` — about. cli exit 1. **fail (exit 1; evidence_complete inconclusive turn_failed, direct_write_boundary fail direct_mutation_unauthorized)**: . **In 1.0.0: invalid (exit 2, malformed_json at line 1)**: .\n"; line != want || err != nil {
+		t.Errorf("got %q, %v, want %q", line, err, want)
+	}
+}
+
+// TestServeSeeds: serving a scenario seeds its server first (here a
+// shell that answers every request) and says so for the requests.txt; a
+// server that does not answer stops the run before the mock starts.
+func TestServeSeeds(t *testing.T) {
+	r := testRun(t, time.Minute)
+	r.Home, r.spec.Addr = r.Scratch, "127.0.0.1:0"
+	server := r.Scratch + "/server.sh"
+	answer := `while read -r l; do case "$l" in *'"id":'*) id=${l#*'"id":'}; echo "{\"jsonrpc\":\"2.0\",\"id\":${id%%[,\}]*},\"result\":{\"content\":[]}}";; esac; done`
+	if err := os.WriteFile(server, []byte("#!/bin/sh\n"+answer+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := &Scenario{Server: Server{Command: server, Seed: []SeedCall{{Tool: "create_entities"}, {Tool: "add_observations"}}}}
+	if err := r.ServeChat(s); err != nil || r.Seeded != "# before the run the kit seeded the server's store by tools/call: create_entities, add_observations\n" || r.Mock == nil {
+		t.Fatalf("seeded %q, %v", r.Seeded, err)
+	}
+	r.Mock.Close()
+	r.Mock, s.Server.Command = nil, "/bin/false"
+	if err := r.ServeMessages(s, "ToolSearch"); err == nil || r.Mock != nil {
+		t.Errorf("a server that does not answer: %v, mock %v", err, r.Mock)
+	}
+}
+
+// TestMemorySpec: a CLI's memory table is its Spec with its own name, one
+// version, the memory folder's scenarios, the catalog captures' folder,
+// the CLI's install (where Spec keeps it, which its captures may name) and
+// the memory README lines.
+func TestMemorySpec(t *testing.T) {
+	var dirs []string
+	s := &Spec[testRow, *testRow]{Name: "x", Versions: []string{"2.0", "1.0"}, Files: fstest.MapFS{"memory/scenarios.yaml": {Data: []byte(table)}},
+		Allowed: make([]string, 1, 4), Install: func(i *Install) error { dirs = append(dirs, i.Dir); return nil }}
+	m := s.Memory("2.0")
+	i := &Install{Version: "2.0", Dir: "/tmp/cairn-x-memory-npm/2.0"}
+	if err := m.Install(i); err != nil || m.Name != "x-memory" || fmt.Sprint(m.Versions) != "[2.0]" || m.root() != "testdata/catalog/real/x" ||
+		fmt.Sprint(m.Allowed) != "[ /tmp/cairn-x-npm]" || len(s.Allowed) != 1 || fmt.Sprint(dirs) != "[/tmp/cairn-x-npm/2.0]" {
+		t.Errorf("got %s %v %s %q (Spec's %q), installed in %v: %v", m.Name, m.Versions, m.root(), m.Allowed, s.Allowed, dirs, err)
+	}
+	src, _ := fs.ReadFile(m.Files, "scenarios.yaml")
+	ss, err := Load[testRow](src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := m.ReadmeLine(ss[0]); err != nil || line != MemoryReadmeLine(&ss[0].Scenario) {
+		t.Errorf("readme line %q, %v", line, err)
+	}
+}
+
+// TestRecordFacts: a member as a record, and the forms of a tool's output.
+func TestRecordFacts(t *testing.T) {
+	var rec Record
+	if err := json.Unmarshal([]byte(`{"o":{"a":"x"},"s":"{\"k\":1}","e":"","t":"text","n":3,"z":null}`), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Obj("o").Str("a") != "x" || rec.Obj("s") != nil || rec.Obj("none") != nil {
+		t.Errorf("Obj: %v %v", rec.Obj("o"), rec.Obj("s"))
+	}
+	for k, want := range map[string]string{"none": "no output", "n": "output not a string", "e": "output empty string", "z": "output empty string",
+		"s": "output a JSON object text", "t": "output other text", "o": "output not a string"} {
+		if got := OutputForm(rec[k]); got != want {
+			t.Errorf("%s: got %q, want %q", k, got, want)
+		}
+	}
+}
+
 // TestShape: member names and types in order, never values; an array's
 // distinct element shapes, or its runs in the codex style.
 func TestShape(t *testing.T) {
 	line := []byte(`{"type":"x","n":1.5,"a":[{"k":"v"},{"k":"w"},2],"m":{"id1":true}}`)
-	if got := string(Shape(append(line, '\n'), func([]byte) (string, bool) { return "x/t", true })); got != "1 x/t {type:string,n:number,a:[{k:string}|number],m:{id1:bool}}\n" {
+	if got := string(Shape(append(line, '\n'), func(Record) string { return "x/t" })); got != "1 x/t {type:string,n:number,a:[{k:string}|number],m:{id1:bool}}\n" {
 		t.Errorf("plain: %s", got)
 	}
 	st := Style{Sep: " ", Integers: true, Runs: true, IDKeyed: map[string]bool{"m": true}}

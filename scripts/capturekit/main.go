@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -106,6 +107,22 @@ func Main(args []string, proxy func(mode string, args []string) int, cmds ...Com
 		}
 	}
 	return usage()
+}
+
+// Memory is the CLI with real memory servers from npm (SPEC §16):
+// `capture NAME-memory` runs the scenarios of Files' memory folder with
+// the CLI of version installed as for s, and keeps the captures in
+// testdata/catalog/real/NAME/VERSION/SERVER (README: MemoryReadmeLine).
+func (s *Spec[S, P]) Memory(version string) *Spec[S, P] {
+	m, npm := *s, "/tmp/cairn-"+s.Name+"-npm"
+	m.Name, m.Versions, m.Files, m.Root = s.Name+"-memory", []string{version}, SubFS(s.Files, "memory"), "testdata/catalog/real/"+s.Name
+	m.Allowed = append(slices.Clip(s.Allowed), npm)
+	m.Install = func(i *Install) error {
+		i.Dir = npm + "/" + i.Version
+		return s.Install(i)
+	}
+	m.ReadmeLine = func(sc P) (string, error) { return MemoryReadmeLine(sc.Base()), nil }
+	return &m
 }
 
 func (s *Spec[S, P]) name() string { return s.Name }

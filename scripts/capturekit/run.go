@@ -36,6 +36,9 @@ type Run struct {
 	// and mcp-slow proxies) and the scripted MCP server.
 	Self, MCPServer string
 	Mock            *mock.Server
+	// Seeded is the requests.txt line that says what the scenario's
+	// server was seeded with ("" when nothing was).
+	Seeded string
 
 	spec *common
 	kept []string
@@ -100,6 +103,35 @@ func (r *Run) Serve(h mock.Handler) error {
 	return err
 }
 
+// ServeChat, ServeMessages and ServeGenerative serve scenario s: they seed
+// its MCP server's store (Seed, when it has seed calls) and start the
+// mock of one API family with its script, asked with the run's prompt:
+// OpenAI chat completions (with the CLI's quirks, opts, if any), Anthropic
+// Messages (search is the CLI's tool-search tool), Gemini's Generative
+// Language (sub is its sub-agent tool).
+func (r *Run) ServeChat(s *Scenario, opts ...mock.ChatOptions) error {
+	var o mock.ChatOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	return r.serve(s, mock.Chat(s.Script(r.Prompt), o))
+}
+
+func (r *Run) ServeMessages(s *Scenario, search string) error {
+	return r.serve(s, mock.Messages(s.Script(r.Prompt), search))
+}
+
+func (r *Run) ServeGenerative(s *Scenario, sub string) error {
+	return r.serve(s, mock.Generative(s.Script(r.Prompt), sub))
+}
+
+func (r *Run) serve(s *Scenario, h mock.Handler) (err error) {
+	if r.Seeded, err = r.Seed(&s.Server); err != nil {
+		return err
+	}
+	return r.Serve(h)
+}
+
 // Cmd is how the CLI is run.
 type Cmd struct {
 	Argv []string // the program and its arguments
@@ -127,6 +159,24 @@ type Cmd struct {
 	// process group. bash, not sh: dash, as the namespace's init, exits
 	// 130 after an interrupted child that exited 0.
 	PIDNamespace bool
+}
+
+// Cmd is how a CLI runs scenario s unless it says otherwise: the
+// installed program with args; PATH, HOME, env, LANG, TZ, TERM and the
+// scenario's env; stdout into the scratch folder; the scenario's signal
+// when a hung MCP call's marker appears or its Interrupt has passed.
+func (r *Run) Cmd(s *Scenario, args []string, env ...string) Cmd {
+	c := Cmd{
+		Argv:    append(r.Install.Argv, args...),
+		Env:     append(append(append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Home}, env...), "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb"), s.Env...),
+		Stdout:  r.Scratch + "/stdout.jsonl",
+		Markers: r.HangMarker(&s.Server),
+		After:   s.Interrupt,
+	}
+	if s.Signal == "SIGTERM" {
+		c.Signal = syscall.SIGTERM
+	}
+	return c
 }
 
 // Proc is a finished run of the CLI.
@@ -325,22 +375,24 @@ func (p *Proc) ExitText() string {
 	return fmt.Sprint(p.Exit)
 }
 
-// Capture is what a scenario keeps as <name>.jsonl: the CLI's stdout, or
-// with Keep "session" the one session file the CLI wrote under HOME that
-// glob (relative to HOME) matches; note says which for the requests.txt.
-func (r *Run) Capture(s *Scenario, p *Proc, glob string) (b []byte, note string, err error) {
-	if s.Keep != "session" {
-		return p.Stdout, "", nil
+// Capture keeps (Keep) as name what a scenario keeps: the CLI's stdout,
+// or with Keep "session" the one session file the CLI wrote under HOME
+// that glob (relative to HOME) matches; note says which for the
+// requests.txt.
+func (r *Run) Capture(s *Scenario, p *Proc, glob, name string, shape func([]byte) []byte) (note string, err error) {
+	b := p.Stdout
+	if s.Keep == "session" {
+		found, _ := filepath.Glob(filepath.Join(r.Home, glob))
+		if len(found) != 1 {
+			return "", fmt.Errorf("want one session file ~/%s, found %d", glob, len(found))
+		}
+		if b, err = os.ReadFile(found[0]); err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(r.Home, found[0])
+		note = "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n"
 	}
-	found, _ := filepath.Glob(filepath.Join(r.Home, glob))
-	if len(found) != 1 {
-		return nil, "", fmt.Errorf("want one session file ~/%s, found %d", glob, len(found))
-	}
-	if b, err = os.ReadFile(found[0]); err != nil {
-		return nil, "", err
-	}
-	rel, _ := filepath.Rel(r.Home, found[0])
-	return b, "# " + s.Name + ".jsonl is not stdout but the session file ~/" + rel + "\n", nil
+	return note, r.Keep(name, b, shape)
 }
 
 // Keep writes a capture into the version's folder: name (a .jsonl or

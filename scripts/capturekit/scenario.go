@@ -288,16 +288,19 @@ func VersionLess(a, b string) bool {
 	return len(as) < len(bs)
 }
 
-// VersionNotes are " **In V: VERDICT**: WHY." for each version whose
-// entry overrides want: the README's per-version verdicts.
-func VersionNotes[S any, P row[S]](s P, withCodes bool) (string, error) {
-	var b strings.Builder
-	for _, v := range s.Base().Overrides("want") {
+// ReadmeLine is a scenario's line in a README: "- `FILE` — ABOUT. CLI
+// exit N. **VERDICT**: WHY.", then " **In V: VERDICT**: WHY." for each
+// version whose entry overrides want; withCodes and whereNull say the
+// verdicts as Describe does (the versions' without whereNull).
+func ReadmeLine[S any, P row[S]](s P, file, about, cli string, withCodes bool, whereNull string) (string, error) {
+	b := s.Base()
+	line := fmt.Sprintf("- `%s` — %s. %s exit %d. **%s**: %s.", file, about, cli, b.Exit, b.Want.Verdict().Describe(withCodes, whereNull), b.Why)
+	for _, v := range b.Overrides("want") {
 		vs, err := ForVersion[S, P](s, v)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, " **In %s: %s**: %s.", v, vs.Base().Want.Verdict().Describe(withCodes, ""), vs.Base().Why)
+		line += fmt.Sprintf(" **In %s: %s**: %s.", v, vs.Base().Want.Verdict().Describe(withCodes, ""), vs.Base().Why)
 	}
-	return b.String(), nil
+	return line + "\n", nil
 }

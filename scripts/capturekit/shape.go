@@ -120,13 +120,13 @@ func (st Style) ShapeOf(b []byte) string {
 }
 
 // Shape is the shape of a JSONL capture: a line per record, "N HEAD SHAPE"
-// where head(line) names the record (its type and tags; ok false when the
-// line is not a JSON object as head reads it: NOT-JSON). A JSON document
+// where head names the record (its type and tags) from the line decoded
+// into a T (NOT-JSON when it does not decode). A JSON document
 // over several lines (an --output-format json answer) is shaped as one.
 // Values never appear, so two runs of one scenario give the same shape
 // unless the protocol changed: a diff of shape files is a review of
 // protocol drift.
-func Shape(b []byte, head func(line []byte) (string, bool)) []byte {
+func Shape[T any](b []byte, head func(rec T) string) []byte {
 	var out bytes.Buffer
 	lines := Lines(b)
 	if len(lines) > 1 && !json.Valid(lines[0]) && json.Valid(b) {
@@ -134,12 +134,12 @@ func Shape(b []byte, head func(line []byte) (string, bool)) []byte {
 		lines = nil
 	}
 	for i, line := range lines {
-		h, ok := head(line)
-		if !ok {
+		var rec T
+		if json.Unmarshal(line, &rec) != nil {
 			fmt.Fprintf(&out, "%d NOT-JSON\n", i+1)
 			continue
 		}
-		fmt.Fprintf(&out, "%d %s %s\n", i+1, h, Plain.ShapeOf(line))
+		fmt.Fprintf(&out, "%d %s %s\n", i+1, head(rec), Plain.ShapeOf(line))
 	}
 	if len(b) > 0 && b[len(b)-1] != '\n' {
 		out.WriteString("(no final newline)\n")
@@ -168,6 +168,14 @@ func Tagged(head string, tags ...string) string {
 		return head
 	}
 	return head + "/" + strings.Join(t, "/")
+}
+
+// Typed is Tagged with "(no type)" for a record without one.
+func Typed(typ string, tags ...string) string {
+	if typ == "" {
+		typ = "(no type)"
+	}
+	return Tagged(typ, tags...)
 }
 
 // Members is a JSON object's member names in order, "[a,b,c]"; "?" when b

@@ -13,12 +13,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 )
 
 // scenario is a row of scenarios.yaml: the kit's, and claude's flags.
@@ -59,38 +57,14 @@ var Spec = &kit.Spec[scenario, *scenario]{
 }
 
 // Memory is Claude Code with real memory servers from npm (SPEC §16):
-// `capture claude-memory` runs memory/scenarios.yaml with the claude
-// installed for Spec, and keeps the captures in
-// testdata/catalog/real/claude/VERSION/SERVER.
-var Memory = &kit.Spec[scenario, *scenario]{
-	Name: "claude-memory", Versions: []string{"2.1.332"}, Files: kit.SubFS(fsys, "memory"),
-	Root: "testdata/catalog/real/claude",
-	Addr: "127.0.0.1:18181",
-	// claude's own temporary folders, and its install (Spec's).
-	Allowed: []string{"/tmp/cc-socks", "/tmp/claude-0", "/tmp/cairn-claude-npm"},
-	Install: func(i *kit.Install) error {
-		i.Dir = "/tmp/cairn-claude-npm/" + i.Version
-		return install(i)
-	},
-	Run:   run,
-	Shape: func(_ string, b []byte) []byte { return shape(b) },
-	Inventory: func(dir string, _ []*scenario) ([]byte, error) {
-		return inventory(dir)
-	},
-	ReadmeLine: func(s *scenario) (string, error) { return kit.MemoryReadmeLine(&s.Scenario), nil },
-}
+// `capture claude-memory` runs memory/scenarios.yaml.
+var Memory = Spec.Memory("2.1.332")
 
 // install installs a version of claude into i.Dir. The native build is the
 // optional dependency @anthropic-ai/claude-code-linux-x64; the postinstall
 // (which only links it into bin/) is not needed.
 func install(i *kit.Install) error {
-	bin := "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
-	if err := i.NPM(i.Dir, bin, nil, "--ignore-scripts", "@anthropic-ai/claude-code@"+i.Version); err != nil {
-		return err
-	}
-	i.Argv = []string{filepath.Join(i.Dir, bin)}
-	i.VersionArgv = []string{i.Argv[0], "--version"}
-	return nil
+	return i.Program("", "node_modules/@anthropic-ai/claude-code-linux-x64/claude", "--ignore-scripts", "@anthropic-ai/claude-code@"+i.Version)
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -103,11 +77,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := os.WriteFile(mcpPath, cfg, 0o644); err != nil {
 		return err
 	}
-	seeded, err := r.Seed(&s.Server)
-	if err != nil {
-		return err
-	}
-	if err := r.Serve(mock.Messages(s.Script(r.Prompt), "ToolSearch")); err != nil {
+	if err := r.ServeMessages(&s.Scenario, "ToolSearch"); err != nil {
 		return err
 	}
 	mode := s.Mode
@@ -133,25 +103,9 @@ func run(r *kit.Run, s *scenario) error {
 		argv = append(argv, "--input-format", "stream-json")
 	}
 	argv = append(argv, s.Args...)
-	c := kit.Cmd{
-		Argv: append(r.Install.Argv, argv...),
-		Env: append([]string{
-			"PATH=/usr/local/bin:/usr/bin:/bin",
-			"HOME=" + r.Home,
-			"CLAUDE_CONFIG_DIR=" + r.Home + "/.claude",
-			"ANTHROPIC_BASE_URL=http://" + r.Addr,
-			"ANTHROPIC_API_KEY=sk-ant-api03-cairn-offline-fake-key-0000000000000000",
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"DISABLE_TELEMETRY=1",
-			"DISABLE_AUTOUPDATER=1",
-			"DISABLE_ERROR_REPORTING=1",
-			"CLAUDE_CODE_MAX_RETRIES=2",
-			"LANG=C.UTF-8",
-			"TZ=UTC",
-			"TERM=dumb",
-		}, s.Env...),
-		Stdout: r.Scratch + "/stdout.jsonl",
-	}
+	c := r.Cmd(&s.Scenario, argv, "CLAUDE_CONFIG_DIR="+r.Home+"/.claude", "ANTHROPIC_BASE_URL=http://"+r.Addr,
+		"ANTHROPIC_API_KEY=sk-ant-api03-cairn-offline-fake-key-0000000000000000", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_MAX_RETRIES=2")
 	if s.SigInt {
 		// The scripted Bash command touches it before it sleeps.
 		c.Markers = map[string]string{r.WorkDir + "/.bash-started": "the long Bash command is running"}
@@ -182,7 +136,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := r.Keep(s.Name+".jsonl", p.Stdout, shape); err != nil {
 		return err
 	}
-	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit) + seeded
+	meta := fmt.Sprintf("# claude argv (after the binary): %s\n# claude exit code: %d\n", kit.Quote(argv), p.Exit) + r.Seeded
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}
@@ -200,11 +154,7 @@ func awaitResult(results <-chan struct{}) {
 // content blocks (or of its stream event), then every member with its JSON
 // type.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec kit.Record
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
+	return kit.Shape(b, func(rec kit.Record) string {
 		head := kit.Tagged(rec.Str("type"), rec.Str("subtype"))
 		switch rec.Str("type") {
 		case "assistant", "user":
@@ -217,7 +167,7 @@ func shape(b []byte) []byte {
 			e := strings.Join(streamEvent(rec["event"]), ":")
 			head += " <" + e + ">"
 		}
-		return head, true
+		return head
 	})
 }
 

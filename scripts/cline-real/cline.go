@@ -14,11 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -48,13 +46,7 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Install: func(i *kit.Install) error {
 		// The npm package cline is a launcher whose postinstall picks the
 		// platform's binary; the binary's own package is what runs.
-		bin := "node_modules/@cline/cli-linux-x64/bin/cline"
-		if err := i.NPM(i.Dir, bin, nil, "@cline/cli-linux-x64@"+i.Version); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(i.Dir, bin)}
-		i.VersionArgv = append(i.Argv, "--version")
-		return nil
+		return i.Program("", "node_modules/@cline/cli-linux-x64/bin/cline", "@cline/cli-linux-x64@"+i.Version)
 	},
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
@@ -63,8 +55,7 @@ var Spec = &kit.Spec[scenario, *scenario]{
 		return map[string]kit.Verdict{capture(s): s.Want.Verdict()}
 	},
 	ReadmeLine: func(s *scenario) (string, error) {
-		notes, err := kit.VersionNotes(s, true)
-		return fmt.Sprintf("- `%s` — %s. cline exit %d. **%s**: %s.%s\n", capture(s), s.About, s.Exit, s.Want.Verdict().Describe(true, ", where null"), s.Why, notes), err
+		return kit.ReadmeLine(s, capture(s), s.About, "cline", true, ", where null")
 	},
 }
 
@@ -79,23 +70,17 @@ func capture(s *scenario) string {
 
 // settings are ~/.cline/data/settings/providers.json (as `cline auth -p
 // openai -k KEY -m mock-model -b URL` writes it) and the MCP settings
-// file CLINE_MCP_SETTINGS_PATH names (nil: none configured).
+// file CLINE_MCP_SETTINGS_PATH names (no server when none is configured).
 func settings(r *kit.Run, s *scenario, placeholders bool) (providers, mcp ordered.Obj) {
-	o, kv := ordered.O, ordered.Member
+	o := ordered.O
 	providers = o("version", 1, "lastUsedProvider", provider, "modes", o(), "providers", o(provider, o(
 		"settings", o("provider", provider, "apiKey", apiKey, "model", model, "baseUrl", "http://"+r.Addr+"/v1"),
 		"updatedAt", "2026-12-06T00:00:00.000Z", "tokenSource", "manual")))
 	if s.Server.None {
-		return providers, nil
-	}
-	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
-	srv := o("command", cmd, "args", args)
-	if env != nil {
-		srv = append(srv, kv("env", env))
+		return providers, o("mcpServers", o())
 	}
 	// timeout (seconds): the default, 3 s, is missed on a busy machine.
-	srv = append(append(srv, kv("timeout", 60)), s.Server.Entry...)
-	return providers, o("mcpServers", o(s.Server.ConfiguredName(), srv))
+	return providers, o("mcpServers", r.MCPServers(&s.Server, placeholders, nil, "timeout", 60))
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -107,37 +92,15 @@ func run(r *kit.Run, s *scenario) error {
 		return err
 	}
 	mcpPath := r.Scratch + "/mcp_settings.json"
-	if mcp == nil {
-		mcp = ordered.O("mcpServers", ordered.O())
-	}
 	if err := kit.WriteJSON(mcpPath, mcp); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	argv := append(append([]string{"--json"}, s.Args...), r.Prompt)
-	c := kit.Cmd{
-		Argv: append(r.Install.Argv, argv...),
-		Env: append([]string{
-			"PATH=/usr/local/bin:/usr/bin:/bin",
-			"HOME=" + r.Home,
-			"CLINE_MCP_SETTINGS_PATH=" + mcpPath,
-			"TMPDIR=" + r.Scratch + "/tmp",
-			"LANG=C.UTF-8",
-			"TZ=UTC",
-			"TERM=dumb",
-			"NO_COLOR=1",
-		}, s.Env...),
-		Stdout:       r.Scratch + "/stdout.jsonl",
-		Group:        true,
-		Markers:      r.HangMarker(&s.Server),
-		After:        s.Interrupt,
-		PIDNamespace: true,
-	}
-	if s.Signal == "SIGTERM" {
-		c.Signal = syscall.SIGTERM
-	}
+	c := r.Cmd(&s.Scenario, argv, "CLINE_MCP_SETTINGS_PATH="+mcpPath, "TMPDIR="+r.Scratch+"/tmp", "NO_COLOR=1")
+	c.Group, c.PIDNamespace = true, true
 	if s.InterruptOn != "" {
 		c.OnLine = func(p *kit.Proc, line []byte) {
 			if bytes.Contains(line, []byte(s.InterruptOn)) {
@@ -156,21 +119,13 @@ func run(r *kit.Run, s *scenario) error {
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}
-	b, note, err := r.Capture(&s.Scenario, p, sessionGlob)
+	note, err := r.Capture(&s.Scenario, p, sessionGlob, capture(s), shape)
 	if err != nil {
 		return err
 	}
 	meta += note
-	if err := r.Keep(capture(s), b, shape); err != nil {
-		return err
-	}
 	providers, mcp = settings(r, s, true)
-	meta += "# ~/.cline/data/settings/providers.json: " + kit.Compact(providers) + "\n"
-	if mcp == nil {
-		meta += "# CLINE_MCP_SETTINGS_PATH: {\"mcpServers\":{}}\n"
-	} else {
-		meta += "# CLINE_MCP_SETTINGS_PATH: " + kit.Compact(mcp) + "\n"
-	}
+	meta += "# ~/.cline/data/settings/providers.json: " + kit.Compact(providers) + "\n# CLINE_MCP_SETTINGS_PATH: " + kit.Compact(mcp) + "\n"
 	return r.Finish(s.Name, meta, p, s.Exit)
 }
 
@@ -180,31 +135,24 @@ func run(r *kit.Run, s *scenario) error {
 // member with its JSON type. A document (the session's messages file) is
 // one line.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec struct {
-			Type          string
-			HookEventName string
-			FinishReason  string
-			Event         *struct {
-				Type, ContentType string
-				Error             json.RawMessage
-			}
+	type record struct {
+		Type          string
+		HookEventName string
+		FinishReason  string
+		Event         *struct {
+			Type, ContentType string
+			Error             json.RawMessage
 		}
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
-		var tags []string
-		tags = append(tags, rec.HookEventName, rec.FinishReason)
+	}
+	return kit.Shape(b, func(rec record) string {
+		tags := []string{rec.HookEventName, rec.FinishReason}
 		if e := rec.Event; e != nil {
 			tags = append(tags, e.Type, e.ContentType)
 			if e.Type == "content_end" && len(e.Error) > 0 {
 				tags = append(tags, "error")
 			}
 		}
-		if rec.Type == "" {
-			rec.Type = "(no type)"
-		}
-		return kit.Tagged(rec.Type, tags...), true
+		return kit.Typed(rec.Type, tags...)
 	})
 }
 
@@ -226,8 +174,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 			add(fmt.Sprintf("hook_event %s, %s", rec.Str("hookEventName"), parent))
 			return " " + rec.Str("hookEventName")
 		case "agent_event":
-			var e kit.Record
-			_ = json.Unmarshal(rec["event"], &e)
+			e := rec.Obj("event")
 			et, ct := e.Str("type"), e.Str("contentType")
 			add(fmt.Sprintf("event %s members %s", kit.Tagged(et, ct), kit.Members(rec["event"])))
 			switch {
@@ -251,16 +198,11 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		return ""
 	})
 	sessions := 0
-	for _, s := range ss {
-		if s.Keep != "session" {
-			continue
+	for name := range kit.Sessions(ss) {
+		if b, err := os.ReadFile(filepath.Join(dir, name+".json")); err == nil {
+			sessions++
+			sessionFacts(f, name, b)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, s.Name+".json"))
-		if err != nil {
-			continue
-		}
-		sessions++
-		sessionFacts(f, s.Name, b)
 	}
 	return f.Write(fmt.Sprintf("# inventory of %d cline --json captures and %d session messages files (generated by scripts/capturekit/run.sh cline)", streams, sessions)), err
 }

@@ -12,12 +12,10 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -32,10 +30,7 @@ type scenario struct {
 	InterruptIn string `yaml:"interrupt_in"`
 }
 
-const (
-	model  = "mock-model"
-	binary = "node_modules/@github/copilot-linux-x64/copilot"
-)
+const model = "mock-model"
 
 //go:embed scenarios.yaml readme_head.md readme_tail.md
 var fsys embed.FS
@@ -51,10 +46,9 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	// example paths under /repo.
 	Allowed: []string{"/chat/completions", "/security-review", "/subagents", "/repo"},
 	Install: func(i *kit.Install) error {
-		if err := i.NPM(i.Dir, binary, nil, "@github/copilot-linux-x64@"+i.Version); err != nil {
+		if err := i.Program("", "node_modules/@github/copilot-linux-x64/copilot", "@github/copilot-linux-x64@"+i.Version); err != nil {
 			return err
 		}
-		i.Argv = []string{filepath.Join(i.Dir, binary)}
 		i.VersionArgv = append(i.Argv, "version") // --version ends the number with a period
 		return nil
 	},
@@ -62,8 +56,7 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
 	ReadmeLine: func(s *scenario) (string, error) {
-		notes, err := kit.VersionNotes(s, true)
-		return fmt.Sprintf("- `%s.jsonl` — %s. copilot exit %d. **%s**: %s.%s\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(true, ", where null"), s.Why, notes), err
+		return kit.ReadmeLine(s, s.Name+".jsonl", s.About, "copilot", true, ", where null")
 	},
 }
 
@@ -73,14 +66,7 @@ func mcpConfig(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 	if s.Server.None {
 		return nil
 	}
-	o, kv := ordered.O, ordered.Member
-	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
-	srv := o("type", "local", "command", cmd, "args", args)
-	if env != nil {
-		srv = append(srv, kv("env", env))
-	}
-	srv = append(srv, kv("tools", []string{"*"}))
-	return o("mcpServers", o(s.Server.ConfiguredName(), append(srv, s.Server.Entry...)))
+	return ordered.O("mcpServers", r.MCPServers(&s.Server, placeholders, []any{"type", "local"}, "tools", []string{"*"}))
 }
 
 // argv is copilot's arguments after the binary; cfg the MCP file's path.
@@ -106,25 +92,19 @@ func run(r *kit.Run, s *scenario) error {
 			return err
 		}
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	args := argv(s, r.Prompt, cfg)
-	p, err := r.Exec(kit.Cmd{
-		Argv: append(r.Install.Argv, args...),
-		Env: append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Home,
-			"COPILOT_PROVIDER_BASE_URL=http://" + r.Addr + "/v1", "COPILOT_PROVIDER_API_KEY=cairn-offline-fake-key-0000",
-			"COPILOT_MODEL=" + model, "COPILOT_OFFLINE=true", "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb"}, s.Env...),
-		Stdout:  r.Scratch + "/stdout.jsonl",
-		Markers: r.HangMarker(&s.Server),
-		After:   s.Interrupt,
-		OnLine: func(p *kit.Proc, line []byte) {
-			if s.InterruptIn != "" && strings.Contains(string(line), `"type":"tool.execution_start"`) &&
-				strings.Contains(string(line), `"toolName":"`+s.InterruptIn+`"`) {
-				p.Interrupt(s.InterruptIn+" runs", 3*time.Second)
-			}
-		},
-	})
+	c := r.Cmd(&s.Scenario, args, "COPILOT_PROVIDER_BASE_URL=http://"+r.Addr+"/v1", "COPILOT_PROVIDER_API_KEY=cairn-offline-fake-key-0000",
+		"COPILOT_MODEL="+model, "COPILOT_OFFLINE=true")
+	c.OnLine = func(p *kit.Proc, line []byte) {
+		if s.InterruptIn != "" && strings.Contains(string(line), `"type":"tool.execution_start"`) &&
+			strings.Contains(string(line), `"toolName":"`+s.InterruptIn+`"`) {
+			p.Interrupt(s.InterruptIn+" runs", 3*time.Second)
+		}
+	}
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}
@@ -135,14 +115,11 @@ func run(r *kit.Run, s *scenario) error {
 	if p.Interrupted != "" {
 		meta += fmt.Sprintf("# the harness sent %s to copilot (%s)\n", kit.SignalName(p.Signal), p.Interrupted)
 	}
-	capture, note, err := r.Capture(&s.Scenario, p, ".copilot/session-state/*/events.jsonl")
+	note, err := r.Capture(&s.Scenario, p, ".copilot/session-state/*/events.jsonl", s.Name+".jsonl", shape)
 	if err != nil {
 		return err
 	}
 	meta += note
-	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
-		return err
-	}
 	if c := mcpConfig(r, s, true); c != nil {
 		meta += "# SCRATCH/mcp-config.json: " + kit.Compact(c) + "\n"
 	} else {
@@ -155,18 +132,15 @@ func run(r *kit.Run, s *scenario) error {
 // sub-agent, "ephemeral", and "failed" for a call that did not succeed),
 // then every member with its JSON type.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec struct {
-			Type      string
-			Ephemeral bool
-			Data      *struct {
-				Parent  *string `json:"parentToolCallId"`
-				Success *bool
-			}
+	type record struct {
+		Type      string
+		Ephemeral bool
+		Data      *struct {
+			Parent  *string `json:"parentToolCallId"`
+			Success *bool
 		}
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
+	}
+	return kit.Shape(b, func(rec record) string {
 		var tags []string
 		if d := rec.Data; d != nil {
 			if d.Parent != nil {
@@ -179,10 +153,7 @@ func shape(b []byte) []byte {
 		if rec.Ephemeral {
 			tags = append(tags, "ephemeral")
 		}
-		if rec.Type == "" {
-			rec.Type = "(no type)"
-		}
-		return kit.Tagged(rec.Type, tags...), true
+		return kit.Typed(rec.Type, tags...)
 	})
 }
 
@@ -191,19 +162,9 @@ func shape(b []byte) []byte {
 // (success, error code, result members), the MCP servers' statuses, the
 // failures, interruptions and exit codes, and the session files' records.
 func inventory(dir string, ss []*scenario) ([]byte, error) {
-	f := kit.Facts{}
-	sessions := map[string]bool{}
-	for _, s := range ss {
-		if s.Keep == "session" {
-			sessions[s.Name] = true
-		}
-	}
-	seen := map[string]bool{}
-	err := kit.EachRecord(dir, ".jsonl", func(name string, line []byte, rec kit.Record) {
-		if sessions[name] {
-			seen[name] = true
-			f.Add(fmt.Sprintf("not stdout, session file: record %s members %s, data %s", rec.Str("type"), kit.Members(line), kit.Members(rec["data"])), name)
-		}
+	f, sessions := kit.Facts{}, kit.Sessions(ss)
+	nSessions, err := kit.EachSession(dir, sessions, func(name string, line []byte, rec kit.Record) {
+		f.Add(fmt.Sprintf("not stdout, session file: record %s members %s, data %s", rec.Str("type"), kit.Members(line), kit.Members(rec["data"])), name)
 	})
 	if err != nil {
 		return nil, err
@@ -213,8 +174,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		if d := rec["data"]; d != nil {
 			add("record %s data %s", typ, kit.Members(d))
 		}
-		var data kit.Record
-		_ = json.Unmarshal(rec["data"], &data)
+		data := rec.Obj("data")
 		sub := ""
 		if _, ok := data["parentToolCallId"]; ok {
 			sub = " (sub-agent)"
@@ -223,9 +183,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		case "tool.execution_start":
 			add("tool.execution_start %s%s", data.Str("toolName"), sub)
 		case "tool.execution_complete":
-			var e, res kit.Record
-			_ = json.Unmarshal(data["error"], &e)
-			_ = json.Unmarshal(data["result"], &res)
+			e, res := data.Obj("error"), data.Obj("result")
 			add("tool.execution_complete success %s, error code %q%s, result members %s", data["success"], e.Str("code"), sub, kit.Members(data["result"]))
 			if sc, ok := res["structuredContent"]; ok {
 				add("tool.execution_complete result.structuredContent members %s", kit.Members(sc))
@@ -255,5 +213,5 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		}
 		return ""
 	})
-	return f.Write(fmt.Sprintf("# inventory of %d copilot --output-format json captures and %d session files (generated by scripts/capturekit/run.sh copilot)", streams, len(seen))), err
+	return f.Write(fmt.Sprintf("# inventory of %d copilot --output-format json captures and %d session files (generated by scripts/capturekit/run.sh copilot)", streams, nSessions)), err
 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -48,50 +47,22 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
 	ReadmeLine: func(s *scenario) (string, error) {
-		notes, err := kit.VersionNotes(s, false)
-		return fmt.Sprintf("- `%s.jsonl` — %s. gemini exit %d. **%s**: %s.%s\n", s.Name, s.About, s.Exit, s.Want.Verdict().Describe(false, ""), s.Why, notes), err
+		return kit.ReadmeLine(s, s.Name+".jsonl", s.About, "gemini", false, "")
 	},
 }
 
 // Memory is Gemini CLI with real memory servers from npm (SPEC §16):
-// `capture gemini-memory` runs memory/scenarios.yaml with the gemini
-// installed for Spec, and keeps the captures in
-// testdata/catalog/real/gemini/VERSION/SERVER.
-var Memory = &kit.Spec[scenario, *scenario]{
-	Name: "gemini-memory", Versions: []string{"0.61.0"}, Files: kit.SubFS(fsys, "memory"),
-	Root:    "testdata/catalog/real/gemini",
-	Addr:    "127.0.0.1:18282",
-	Allowed: []string{"/tmp/cairn-gemini-npm"},
-	Install: func(i *kit.Install) error {
-		i.Dir = "/tmp/cairn-gemini-npm/" + i.Version
-		return install(i)
-	},
-	Run:        run,
-	Shape:      func(_ string, b []byte) []byte { return shape(b) },
-	Inventory:  inventory,
-	ReadmeLine: func(s *scenario) (string, error) { return kit.MemoryReadmeLine(&s.Scenario), nil },
-}
+// `capture gemini-memory` runs memory/scenarios.yaml.
+var Memory = Spec.Memory("0.61.0")
 
 // install installs a version of gemini into i.Dir.
 func install(i *kit.Install) error {
-	js := "node_modules/@google/gemini-cli/bundle/gemini.js"
-	if err := i.NPM(i.Dir, js, nil, "@google/gemini-cli@"+i.Version); err != nil {
-		return err
-	}
-	i.Argv = []string{"/usr/bin/node", filepath.Join(i.Dir, js)}
-	i.VersionArgv = append(i.Argv, "--version")
-	return nil
+	return i.Program("/usr/bin/node", "node_modules/@google/gemini-cli/bundle/gemini.js", "@google/gemini-cli@"+i.Version)
 }
 
 // settings is ~/.gemini/settings.json for a scenario.
 func settings(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 	o, kv := ordered.O, ordered.Member
-	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
-	srv := o("command", cmd, "args", args)
-	if env != nil {
-		srv = append(srv, kv("env", env))
-	}
-	srv = append(append(srv, kv("timeout", 60000)), s.Server.Entry...)
 	general := o("enableAutoUpdate", false, "enableAutoUpdateNotification", false)
 	if s.MaxAttempts > 0 {
 		general = append(general, kv("maxAttempts", s.MaxAttempts))
@@ -100,7 +71,7 @@ func settings(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 	if s.MaxTurns > 0 {
 		set = append(set, kv("model", o("maxSessionTurns", s.MaxTurns)))
 	}
-	return append(set, kv("mcpServers", o(s.Server.ConfiguredName(), srv)))
+	return append(set, kv("mcpServers", r.MCPServers(&s.Server, placeholders, nil, "timeout", 60000)))
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -110,11 +81,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.gemini/settings.json", settings(r, s, false)); err != nil {
 		return err
 	}
-	seeded, err := r.Seed(&s.Server)
-	if err != nil {
-		return err
-	}
-	if err := r.Serve(mock.Generative(s.Script(r.Prompt), "complete_task")); err != nil {
+	if err := r.ServeGenerative(&s.Scenario, "complete_task"); err != nil {
 		return err
 	}
 	argv := []string{"-p", r.Prompt, "--output-format", s.format(), "-m", "gemini-2.5-pro"}
@@ -122,42 +89,26 @@ func run(r *kit.Run, s *scenario) error {
 		argv = append(argv, "--yolo")
 	}
 	argv = append(argv, s.Args...)
-	p, err := r.Exec(kit.Cmd{
-		Argv: append(r.Install.Argv, argv...),
-		Env: append([]string{
-			"PATH=/usr/local/bin:/usr/bin:/bin",
-			"HOME=" + r.Home,
-			"GOOGLE_GEMINI_BASE_URL=http://" + r.Addr,
-			"GEMINI_API_KEY=cairn-offline-fake-key-0000",
-			"GEMINI_CLI_TRUST_WORKSPACE=true",
-			// The CLI writes error reports (with the whole request) there.
-			"TMPDIR=" + r.Scratch + "/tmp",
-			"LANG=C.UTF-8",
-			"TZ=UTC",
-			"TERM=dumb",
-		}, s.Env...),
-		Stdout:  r.Scratch + "/stdout.jsonl",
-		Group:   true,
-		Markers: r.HangMarker(&s.Server),
-	})
+	// The CLI writes error reports (with the whole request) to TMPDIR.
+	c := r.Cmd(&s.Scenario, argv, "GOOGLE_GEMINI_BASE_URL=http://"+r.Addr, "GEMINI_API_KEY=cairn-offline-fake-key-0000",
+		"GEMINI_CLI_TRUST_WORKSPACE=true", "TMPDIR="+r.Scratch+"/tmp")
+	c.Group = true
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}
-	meta := fmt.Sprintf("# gemini argv (after node bundle/gemini.js): %s\n# gemini exit code: %d\n", kit.Quote(argv), p.Exit) + seeded
+	meta := fmt.Sprintf("# gemini argv (after node bundle/gemini.js): %s\n# gemini exit code: %d\n", kit.Quote(argv), p.Exit) + r.Seeded
 	if p.Interrupted != "" {
 		meta += "# the harness sent SIGINT to gemini's process group\n"
 	}
 	if len(s.Env) > 0 {
 		meta += "# extra env: " + strings.Join(s.Env, " ") + "\n"
 	}
-	capture, note, err := r.Capture(&s.Scenario, p, ".gemini/tmp/*/chats/session-*.jsonl")
+	note, err := r.Capture(&s.Scenario, p, ".gemini/tmp/*/chats/session-*.jsonl", s.Name+".jsonl", shape)
 	if err != nil {
 		return err
 	}
 	meta += note
-	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
-		return err
-	}
 	meta += "# ~/.gemini/settings.json: " + kit.Compact(settings(r, s, true)) + "\n"
 	return r.Finish(s.Name, meta, p, s.Exit)
 }
@@ -167,22 +118,16 @@ func run(r *kit.Run, s *scenario) error {
 // with its JSON type. The free-form members (tool_use.parameters,
 // result.stats) are shown like any other.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec struct {
-			Type, Role, Status, Severity string
-			Error                        *struct{ Type string }
-		}
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
+	type record struct {
+		Type, Role, Status, Severity string
+		Error                        *struct{ Type string }
+	}
+	return kit.Shape(b, func(rec record) string {
 		errType := ""
 		if rec.Error != nil && rec.Error.Type != "" {
 			errType = "error.type=" + rec.Error.Type
 		}
-		if rec.Type == "" {
-			rec.Type = "(no type)"
-		}
-		return kit.Tagged(rec.Type, rec.Role, rec.Status, rec.Severity, errType), true
+		return kit.Typed(rec.Type, rec.Role, rec.Status, rec.Severity, errType)
 	})
 }
 
@@ -222,7 +167,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 				add("tool_id <tool_name>__<other>")
 			}
 		case "tool_result":
-			add(errorFact("tool_result status "+rec.Str("status"), rec, false) + ", " + outputForm(rec))
+			add(errorFact("tool_result status "+rec.Str("status"), rec, false) + ", " + kit.OutputForm(rec["output"]))
 		case "error":
 			add(fmt.Sprintf("error severity %s message %q", rec.Str("severity"), rec.Str("message")))
 		case "result":
@@ -286,21 +231,4 @@ func errorFact(fact string, rec kit.Record, absent bool) string {
 		fact += " (no error member)"
 	}
 	return fact
-}
-
-// outputForm is what a tool_result's output is.
-func outputForm(rec kit.Record) string {
-	raw, ok := rec["output"]
-	var s string
-	switch {
-	case !ok:
-		return "no output"
-	case json.Unmarshal(raw, &s) != nil:
-		return "output not a string"
-	case s == "":
-		return "output empty string"
-	case json.Valid([]byte(s)) && strings.HasPrefix(strings.TrimSpace(s), "{"):
-		return "output a JSON object text"
-	}
-	return "output other text"
 }

@@ -10,57 +10,36 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/cairn-audit/cairn/scripts/genkit"
 )
 
-func main() {
-	out := genkit.Start()
-	defer out.W.Flush()
-	g := &gen{Out: out}
-	g.stream()
-}
+func main() { genkit.Main(func(out *genkit.Out) { (&gen{Out: out}).stream() }) }
 
-type gen struct {
-	*genkit.Out
-	calls int
-}
-
-func (g *gen) line(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	g.Line(b)
-}
+type gen struct{ *genkit.Out }
 
 type obj = map[string]any
 
 const session = "15b963dc-f998-4c5b-955d-db5adff08b7d"
 
 func (g *gen) assistant(msg int, block obj) {
-	g.line(obj{"type": "assistant", "message": obj{"id": fmt.Sprintf("msg_01Mock%06d", msg), "type": "message",
+	g.JSON(obj{"type": "assistant", "message": obj{"id": fmt.Sprintf("msg_01Mock%06d", msg), "type": "message",
 		"role": "assistant", "model": "claude-opus-5-5", "content": []any{block}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": obj{"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1,
 			"service_tier": "standard"}, "context_management": nil},
-		"parent_tool_use_id": nil, "session_id": session, "uuid": g.uuid(), "timestamp": "2026-12-01T08:15:40.199Z",
+		"parent_tool_use_id": nil, "session_id": session, "uuid": g.UUID(), "timestamp": "2026-12-01T08:15:40.199Z",
 		"request_id": fmt.Sprintf("req_01Mock%06d", msg)})
 }
 
 func (g *gen) result(id string, content any, toolUseResult any) {
 	rec := obj{"type": "user", "message": obj{"role": "user", "content": []any{obj{"tool_use_id": id, "type": "tool_result", "content": content}}},
-		"parent_tool_use_id": nil, "session_id": session, "uuid": g.uuid(), "timestamp": "2026-12-01T08:15:40.228Z"}
+		"parent_tool_use_id": nil, "session_id": session, "uuid": g.UUID(), "timestamp": "2026-12-01T08:15:40.228Z"}
 	if toolUseResult != nil {
 		rec["tool_use_result"] = toolUseResult
 	}
 	rec["tool_result_meta"] = []any{obj{"id": id, "permission_decision": obj{"decision": "accept", "source": "config", "reason_type": "rule"}}}
-	g.line(rec)
-}
-
-func (g *gen) uuid() string {
-	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", g.R.Uint32(), g.R.Uint32()&0xffff, g.R.Uint32()&0xfff, g.R.Uint32()&0xfff, g.R.Uint64()&0xffffffffffff)
+	g.JSON(rec)
 }
 
 // fits reports whether about n more bytes and k more records leave room
@@ -70,22 +49,21 @@ func (g *gen) fits(n, k int) bool {
 }
 
 func (g *gen) stream() {
-	g.line(obj{"type": "system", "subtype": "init", "cwd": "/tmp/cairn-claude-work", "session_id": session,
+	g.JSON(obj{"type": "system", "subtype": "init", "cwd": "/tmp/cairn-claude-work", "session_id": session,
 		"tools":       []string{"Task", "Bash", "Read", "ToolSearch", "mcp__cairn-memory__memory_search"},
 		"mcp_servers": []any{obj{"name": "cairn-memory", "status": "connected", "source": "dynamic"}},
-		"model":       "claude-opus-5-5", "permissionMode": "default", "claude_code_version": "2.1.332", "uuid": g.uuid()})
+		"model":       "claude-opus-5-5", "permissionMode": "default", "claude_code_version": "2.1.332", "uuid": g.UUID()})
 	msg := 0
 	for g.fits(8<<10, 8) {
 		msg++
 		g.assistant(msg, obj{"type": "text", "text": g.Text(40 + g.R.IntN(200))})
-		g.calls++
-		id := fmt.Sprintf("toolu_01Call%06d", g.calls)
+		id := fmt.Sprintf("toolu_01Call%06d", msg) // a call a turn
 		switch k := g.R.IntN(10); {
 		case k < 3:
 			g.assistant(msg, obj{"type": "tool_use", "id": id, "name": "mcp__cairn-memory__memory_search",
 				"input": obj{"query": g.Text(20), "scope": "project"}})
 			res := obj{"mode": "semantic", "count": 1, "results": []any{obj{"id": "mem_1", "text": g.Text(200 + g.R.IntN(600)), "score": 0.91}}}
-			b, _ := json.Marshal(res)
+			b := genkit.Marshal(res)
 			g.result(id, string(b), obj{"content": string(b), "structuredContent": res})
 		case k < 8:
 			g.assistant(msg, obj{"type": "tool_use", "id": id, "name": "Bash", "input": obj{"command": "go test ./...", "description": "run the tests"}})
@@ -99,6 +77,6 @@ func (g *gen) stream() {
 	}
 	msg++
 	g.assistant(msg, obj{"type": "text", "text": "Done."})
-	g.line(obj{"duration_api_ms": 139, "stop_reason": "end_turn", "session_id": session, "is_error": false, "num_turns": msg,
-		"subtype": "success", "result": "Done.", "type": "result", "terminal_reason": "completed", "uuid": g.uuid()})
+	g.JSON(obj{"duration_api_ms": 139, "stop_reason": "end_turn", "session_id": session, "is_error": false, "num_turns": msg,
+		"subtype": "success", "result": "Done.", "type": "result", "terminal_reason": "completed", "uuid": g.UUID()})
 }

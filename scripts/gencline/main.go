@@ -22,7 +22,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"time"
@@ -34,10 +33,9 @@ import (
 func main() {
 	delta := flag.Int("delta", 10, "the longest text delta, in bytes")
 	dense := flag.Bool("dense", false, "short texts in few deltas, small outputs: the most records per MiB")
-	out := genkit.Start()
-	defer out.W.Flush()
-	g := &gen{Out: out, t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), delta: max(*delta, 1), dense: *dense}
-	g.stream()
+	genkit.Main(func(out *genkit.Out) {
+		(&gen{Out: out, t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), delta: max(*delta, 1), dense: *dense}).stream()
+	})
 }
 
 type gen struct {
@@ -68,12 +66,7 @@ const (
 // CLI orders them.
 func (g *gen) line(typ string, pairs ...any) {
 	g.t = g.t.Add(time.Duration(1+g.R.IntN(80)) * time.Millisecond)
-	rec := o(append([]any{"ts", g.t.Format("2006-01-02T15:04:05.000Z"), "type", typ}, pairs...)...)
-	b, err := json.Marshal(rec)
-	if err != nil {
-		panic(err)
-	}
-	g.Line(b)
+	g.JSON(o(append([]any{"ts", g.t.Format("2006-01-02T15:04:05.000Z"), "type", typ}, pairs...)...))
 }
 
 func (g *gen) event(pairs ...any) { g.line("agent_event", "event", o(pairs...)) }
@@ -134,8 +127,8 @@ func (g *gen) call(agent, task string, parent any, name string, input any, updat
 }
 
 func (g *gen) search(agent, task string, parent any) {
-	res := o("mode", "semantic", "count", 1, "results", []any{o("id", "mem_1", "text", g.Text(g.size(200+g.R.IntN(600))), "score", 0.91)})
-	text, _ := json.Marshal(res)
+	res := genkit.Hit(g.Text(g.size(200 + g.R.IntN(600))))
+	text := genkit.Marshal(res)
 	g.call(agent, task, parent, "cairn-memory__memory_search", o("query", g.Text(20), "scope", "project"),
 		nil, o("content", []any{o("text", string(text), "type", "text")}, "structuredContent", res))
 }
@@ -187,11 +180,7 @@ func (g *gen) stream() {
 		g.iterations++
 		g.event("type", "iteration_start", "iteration", g.iterations)
 		g.text()
-		k := g.R.IntN(10)
-		if g.calls == 0 {
-			k = 0 // the memory search comes first
-		}
-		switch {
+		switch k := g.CallKind(g.calls == 0); {
 		case k < 3:
 			g.search(mainAgent, mainTask, nil)
 		case k < 7:

@@ -10,55 +10,37 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"strings"
-)
 
-const (
-	maxBytes   = 16 << 20
-	maxRecords = 50_000
+	"github.com/cairn-audit/cairn/scripts/genkit"
 )
 
 func main() {
-	size := flag.Int("size", maxBytes-1024, "stop before the export reaches this many bytes")
 	short := flag.Bool("short", false, "write 50,000 short records (the record bound is hit first)")
-	records := flag.Int("records", maxRecords, "with -short, write this many records")
-	seed := flag.Uint64("seed", 1, "random seed")
-	flag.Parse()
-	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
-	g := &gen{w: w, r: rand.New(rand.NewPCG(*seed, *seed)), limit: min(*size, maxBytes-256)}
-	if *short {
-		g.shortExport(min(max(*records, 6), maxRecords))
-	} else {
-		g.export()
-	}
+	records := flag.Int("records", genkit.MaxRecords, "with -short, write this many records")
+	genkit.Main(func(out *genkit.Out) {
+		g := &gen{Out: out}
+		if *short {
+			g.shortExport(min(max(*records, 6), genkit.MaxRecords))
+		} else {
+			g.export()
+		}
+	})
 }
 
 type gen struct {
-	w       *bufio.Writer
-	r       *rand.Rand
-	limit   int
-	bytes   int
-	records int
-	items   int
+	*genkit.Out
+	items int
 }
 
-func (g *gen) line(s string) {
-	g.w.WriteString(s)
-	g.w.WriteByte('\n')
-	g.bytes += len(s) + 1
-	g.records++
-}
+func (g *gen) line(s string) { g.Line([]byte(s)) }
 
 // fits reports whether n more bytes and k more records leave room for the
 // closing records.
 func (g *gen) fits(n, k int) bool {
-	return g.bytes+n+400 <= g.limit && g.records+k+2 <= maxRecords
+	return g.Bytes+n+400 <= g.Limit && g.Records+k+2 <= genkit.MaxRecords
 }
 
 func (g *gen) id() string {
@@ -73,7 +55,7 @@ func (g *gen) text(n int) string {
 	ws := strings.Fields(words)
 	var b strings.Builder
 	for b.Len() < n {
-		b.WriteString(ws[g.r.IntN(len(ws))])
+		b.WriteString(ws[g.R.IntN(len(ws))])
 		b.WriteByte(' ')
 	}
 	return b.String()[:n]
@@ -83,18 +65,18 @@ func (g *gen) text(n int) string {
 func (g *gen) output(n int) string {
 	var b strings.Builder
 	for b.Len() < n {
-		fmt.Fprintf(&b, `internal/httpapi/list.go:%d:\t%s\n`, g.r.IntN(400), g.text(40+g.r.IntN(60)))
+		fmt.Fprintf(&b, `internal/httpapi/list.go:%d:\t%s\n`, g.R.IntN(400), g.text(40+g.R.IntN(60)))
 	}
 	return b.String()
 }
 
 // search returns the started and completed records of one memory search.
 func (g *gen) search(id string) (started, completed string) {
-	q := g.text(12 + g.r.IntN(20))
+	q := g.text(12 + g.R.IntN(20))
 	head := fmt.Sprintf(`{"id":"%s","type":"mcp_tool_call","server":"cairn-memory","tool":"memory_search","arguments":{"scope":"project","query":"%s","mode":"substring","limit":10},`, id, q)
 	started = `{"type":"item.started","item":` + head + `"result":null,"error":null,"status":"in_progress"}}`
-	snippet := g.text(60 + g.r.IntN(120))
-	res := fmt.Sprintf(`{"mode":"substring","count":1,"results":[{"id":"mem_%06x","title":"%s","snippet":"%s"}]}`, g.r.IntN(1<<24), g.text(20), snippet)
+	snippet := g.text(60 + g.R.IntN(120))
+	res := fmt.Sprintf(`{"mode":"substring","count":1,"results":[{"id":"mem_%06x","title":"%s","snippet":"%s"}]}`, g.R.IntN(1<<24), g.text(20), snippet)
 	quoted := strings.ReplaceAll(res, `"`, `\"`)
 	completed = `{"type":"item.completed","item":` + head + `"result":{"content":[{"type":"text","text":"` + quoted + `"}],"structured_content":` + res + `},"error":null,"status":"completed"}}`
 	return started, completed
@@ -104,7 +86,7 @@ func (g *gen) search(id string) (started, completed string) {
 func (g *gen) command(id string) (started, completed string) {
 	cmd := fmt.Sprintf(`/bin/bash -lc 'rg -n \"%s\" internal'`, g.text(10))
 	started = fmt.Sprintf(`{"type":"item.started","item":{"id":"%s","type":"command_execution","command":"%s","aggregated_output":"","exit_code":null,"status":"in_progress"}}`, id, cmd)
-	out := g.output(200 + g.r.IntN(3800))
+	out := g.output(200 + g.R.IntN(3800))
 	completed = fmt.Sprintf(`{"type":"item.completed","item":{"id":"%s","type":"command_execution","command":"%s","aggregated_output":"%s","exit_code":0,"status":"completed"}}`, id, cmd, out)
 	return started, completed
 }
@@ -121,7 +103,7 @@ func (g *gen) export() {
 	g.line(fmt.Sprintf(`{"type":"item.started","item":{"id":"%s","type":"todo_list","items":[{"text":"search project memory","completed":false},{"text":"fix the handler","completed":false}]}}`, todo))
 	for {
 		var lines []string
-		switch k := g.r.IntN(100); {
+		switch k := g.R.IntN(100); {
 		case k < 15: // a memory search
 			s, c := g.search(g.id())
 			lines = []string{s, c}
@@ -136,9 +118,9 @@ func (g *gen) export() {
 			id := g.id()
 			lines = []string{g.fileChange(id, "in_progress"), g.fileChange(id, "completed")}
 		case k < 85:
-			lines = []string{fmt.Sprintf(`{"type":"item.completed","item":{"id":"%s","type":"reasoning","text":"**%s**\n\n%s"}}`, g.id(), g.text(30), g.text(100+g.r.IntN(400)))}
+			lines = []string{fmt.Sprintf(`{"type":"item.completed","item":{"id":"%s","type":"reasoning","text":"**%s**\n\n%s"}}`, g.id(), g.text(30), g.text(100+g.R.IntN(400)))}
 		case k < 95:
-			lines = []string{fmt.Sprintf(`{"type":"item.completed","item":{"id":"%s","type":"agent_message","text":"%s"}}`, g.id(), g.text(80+g.r.IntN(600)))}
+			lines = []string{fmt.Sprintf(`{"type":"item.completed","item":{"id":"%s","type":"agent_message","text":"%s"}}`, g.id(), g.text(80+g.R.IntN(600)))}
 		default:
 			lines = []string{fmt.Sprintf(`{"type":"item.updated","item":{"id":"%s","type":"todo_list","items":[{"text":"search project memory","completed":true},{"text":"fix the handler","completed":false}]}}`, todo)}
 		}
@@ -165,8 +147,8 @@ func (g *gen) shortExport(n int) {
 	s, c := g.search(g.id())
 	g.line(s)
 	g.line(c)
-	for g.records < n-1 {
-		switch g.r.IntN(3) {
+	for g.Records < n-1 {
+		switch g.R.IntN(3) {
 		case 0:
 			g.line(fmt.Sprintf(`{"type":"item.completed","item":{"id":"%s","type":"reasoning","text":"r"}}`, g.id()))
 		case 1:

@@ -13,7 +13,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -22,10 +21,7 @@ import (
 )
 
 func main() {
-	out := genkit.Start()
-	defer out.W.Flush()
-	g := &gen{Out: out, t: time.Date(2026, 12, 6, 8, 34, 8, 0, time.UTC)}
-	g.stream()
+	genkit.Main(func(out *genkit.Out) { (&gen{Out: out, t: time.Date(2026, 12, 6, 8, 34, 8, 0, time.UTC)}).stream() })
 }
 
 type gen struct {
@@ -50,11 +46,7 @@ func (g *gen) line(typ string, ephemeral bool, data ordered.Obj) {
 	if ephemeral {
 		rec = append(rec, ordered.Member("ephemeral", true))
 	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		panic(err)
-	}
-	g.Line(b)
+	g.JSON(rec)
 }
 
 // fits reports whether about n more bytes and k more records leave room
@@ -74,14 +66,10 @@ type call struct {
 func (g *gen) newCall() call {
 	g.calls++
 	c := call{id: fmt.Sprintf("call_%06d", g.calls)}
-	k := g.R.IntN(10)
-	if g.calls == 1 {
-		k = 0 // the memory search comes first
-	}
-	switch {
+	switch k := g.CallKind(g.calls == 1); {
 	case k < 3:
-		hit := o("mode", "semantic", "count", 1, "results", []any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)})
-		j, _ := json.Marshal(hit)
+		hit := genkit.Hit(g.Text(200 + g.R.IntN(600)))
+		j := genkit.Marshal(hit)
 		c.name, c.args = "cairn-memory-memory_search", o("query", g.Text(20), "scope", "project")
 		c.result = o("content", string(j), "detailedContent", string(j), "contents", []any{o("type", "text", "text", string(j))}, "structuredContent", hit)
 	case k < 8:
@@ -165,8 +153,7 @@ func (g *gen) stream() {
 	g.modelTurn(nil, "Done.")
 	g.line("assistant.idle", true, o())
 	g.t = g.t.Add(time.Second)
-	b, _ := json.Marshal(o("type", "result", "timestamp", g.t.Format("2006-01-02T15:04:05.000Z"), "sessionId", "729a64cc-4f59-4efa-806c-648ce9456127",
+	g.JSON(o("type", "result", "timestamp", g.t.Format("2006-01-02T15:04:05.000Z"), "sessionId", "729a64cc-4f59-4efa-806c-648ce9456127",
 		"exitCode", 0, "usage", o("premiumRequests", 0, "totalApiDurationMs", 548, "sessionDurationMs", 5397,
 			"codeChanges", o("linesAdded", 0, "linesRemoved", 0, "filesModified", []any{}))))
-	g.Line(b)
 }

@@ -11,7 +11,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -20,10 +19,7 @@ import (
 )
 
 func main() {
-	out := genkit.Start()
-	defer out.W.Flush()
-	g := &gen{Out: out, t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
-	g.stream()
+	genkit.Main(func(out *genkit.Out) { (&gen{Out: out, t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}).stream() })
 }
 
 type gen struct {
@@ -38,12 +34,7 @@ var o = ordered.O
 // as the CLI orders them.
 func (g *gen) line(typ string, pairs ...any) {
 	g.t = g.t.Add(time.Duration(5+g.R.IntN(80)) * time.Millisecond)
-	rec := o(append([]any{"type", typ, "timestamp", g.t.Format("2006-01-02T15:04:05.000Z")}, pairs...)...)
-	b, err := json.Marshal(rec)
-	if err != nil {
-		panic(err)
-	}
-	g.Line(b)
+	g.JSON(o(append([]any{"type", typ, "timestamp", g.t.Format("2006-01-02T15:04:05.000Z")}, pairs...)...))
 }
 
 // fits reports whether about n more bytes and k more records leave room
@@ -68,14 +59,9 @@ func (g *gen) stream() {
 		for range 1 + g.R.IntN(4) {
 			g.line("message", "role", "assistant", "content", g.Text(20+g.R.IntN(60)), "delta", true)
 		}
-		k := g.R.IntN(10)
-		if g.calls == 1 {
-			k = 0 // the memory search comes first
-		}
-		switch {
+		switch k := g.CallKind(g.calls == 1); {
 		case k < 3:
-			res, _ := json.Marshal(o("mode", "semantic", "count", 1, "results",
-				[]any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)}))
+			res := genkit.Marshal(genkit.Hit(g.Text(200 + g.R.IntN(600))))
 			g.call("mcp_cairn-memory_memory_search", o("query", g.Text(20), "scope", "project"), string(res))
 		case k < 8:
 			g.call("run_shell_command", o("command", "go test ./...", "description", "run the tests"), g.Text(300+g.R.IntN(4000)))

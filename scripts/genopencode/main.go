@@ -27,10 +27,7 @@ const session = "ses_dcbf765dcffeU9QLleLPxT4B1t"
 
 func main() {
 	export := flag.Bool("export", false, "write the export document instead of the run's JSONL")
-	out := genkit.Start()
-	defer out.W.Flush()
-	g := &gen{Out: out, export: *export, ms: 1796169308707}
-	g.run()
+	genkit.Main(func(out *genkit.Out) { (&gen{Out: out, export: *export, ms: 1796169308707}).run() })
 }
 
 type gen struct {
@@ -62,14 +59,10 @@ func (g *gen) id(prefix string) string {
 	return b.String()
 }
 
-func marshal(v any, indent string) []byte {
-	var b []byte
-	var err error
-	if indent == "" {
-		b, err = json.Marshal(v)
-	} else {
-		b, err = json.MarshalIndent(v, indent, "  ")
-	}
+// indented is v as the export indents it, its lines after the first
+// starting with prefix.
+func indented(v any, prefix string) []byte {
+	b, err := json.MarshalIndent(v, prefix, "  ")
 	if err != nil {
 		panic(err)
 	}
@@ -89,7 +82,7 @@ type part struct {
 func (g *gen) message(info ordered.Obj, parts []part) {
 	if !g.export {
 		for _, p := range parts {
-			g.Line(marshal(o("type", p.record, "timestamp", g.tick(), "sessionID", session, "part", p.run), ""))
+			g.JSON(o("type", p.record, "timestamp", g.tick(), "sessionID", session, "part", p.run))
 		}
 		return
 	}
@@ -101,7 +94,7 @@ func (g *gen) message(info ordered.Obj, parts []part) {
 		g.Write([]byte(",\n    "))
 	}
 	g.first = true
-	g.Write(marshal(o("info", info, "parts", ps), "    "))
+	g.Write(indented(o("info", info, "parts", ps), "    "))
 	g.Records++
 }
 
@@ -173,7 +166,7 @@ func (g *gen) run() {
 			"permission", []any{o("permission", "question", "pattern", "*", "action", "deny")},
 			"time", o("created", g.ms, "updated", g.ms+1000))
 		g.Write([]byte("{\n  \"info\": "))
-		g.Write(marshal(info, "  "))
+		g.Write(indented(info, "  "))
 		g.Write([]byte(",\n  \"messages\": [\n    "))
 		id := g.id("prt")
 		g.message(o("role", "user", "time", o("created", g.tick()), "agent", "build",
@@ -183,14 +176,9 @@ func (g *gen) run() {
 	for g.fits(12<<10, 8) {
 		var calls [][3]any
 		for range 1 + g.R.IntN(2) {
-			k := g.R.IntN(10)
-			if g.calls == 0 {
-				k = 0 // the memory search comes first
-			}
-			switch {
+			switch k := g.CallKind(g.calls == 0); {
 			case k < 3:
-				res := marshal(o("mode", "semantic", "count", 1, "results",
-					[]any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)}), "")
+				res := genkit.Marshal(genkit.Hit(g.Text(200 + g.R.IntN(600))))
 				calls = append(calls, [3]any{"cairn-memory_memory_search", o("query", g.Text(20), "scope", "project"), string(res)})
 			case k < 8:
 				calls = append(calls, [3]any{"bash", o("command", "go test ./...", "description", "Run the tests"), g.Text(300 + g.R.IntN(4000))})

@@ -28,15 +28,14 @@ import (
 func main() {
 	from := flag.String("system", "testdata/pi/real/1.6.0/memory-first-direct.jsonl",
 		"a real capture whose system message the stream declares")
-	out := genkit.Start()
-	defer out.W.Flush()
-	system, err := systemMessage(*from)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "genpi:", err)
-		os.Exit(2)
-	}
-	g := &gen{Out: out, ms: 1796168516206}
-	g.stream(system)
+	genkit.Main(func(out *genkit.Out) {
+		system, err := systemMessage(*from)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "genpi:", err)
+			os.Exit(2)
+		}
+		(&gen{Out: out, ms: 1796168516206}).stream(system)
+	})
 }
 
 // systemMessage is the message of the first system message_start in the
@@ -70,18 +69,9 @@ type gen struct {
 
 var o = ordered.O
 
-func marshal(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // line writes one record: type, then the members given, as Pi orders them.
 func (g *gen) line(typ string, pairs ...any) {
-	b := marshal(o(append([]any{"type", typ}, pairs...)...))
-	g.Line(b)
+	g.JSON(o(append([]any{"type", typ}, pairs...)...))
 }
 
 func (g *gen) tick() int64 {
@@ -135,7 +125,7 @@ func (g *gen) assistant(text string, calls [][2]any) json.RawMessage {
 	for i, c := range calls {
 		g.calls++
 		id := fmt.Sprintf("call_%06d", g.calls)
-		args := string(marshal(c[1]))
+		args := string(genkit.Marshal(c[1]))
 		g.update(o("type", "toolcall_start", "contentIndex", i+1, "id", id, "toolName", c[0]))
 		g.update(o("type", "toolcall_delta", "contentIndex", i+1, "delta", args[:len(args)/2]))
 		g.update(o("type", "toolcall_delta", "contentIndex", i+1, "delta", args[len(args)/2:]))
@@ -147,7 +137,7 @@ func (g *gen) assistant(text string, calls [][2]any) json.RawMessage {
 	if len(calls) > 0 {
 		stop, raw = "toolUse", "tool_calls"
 	}
-	m := marshal(o(append(append(head, "content", content), append(tail, "usage", usage(1200, 56),
+	m := genkit.Marshal(o(append(append(head, "content", content), append(tail, "usage", usage(1200, 56),
 		"stopReason", stop, "timestamp", t, "responseId", fmt.Sprintf("chatcmpl-mock-%d", g.turns),
 		"rawStopReason", raw, "durationMs", 300+g.R.IntN(500), "thinkingLevel", "off")...)...))
 	g.line("message_end", "message", m)
@@ -175,7 +165,7 @@ func (g *gen) tool(id, name string, args any, output string, mcp bool) json.RawM
 	if details != nil {
 		rec = append(rec, "details", details)
 	}
-	m := marshal(o(append(rec, "isError", false, "durationMs", ms, "timestamp", g.tick())...))
+	m := genkit.Marshal(o(append(rec, "isError", false, "durationMs", ms, "timestamp", g.tick())...))
 	g.message(m, m)
 	return m
 }
@@ -186,7 +176,7 @@ func (g *gen) stream(system json.RawMessage) {
 	g.line("agent_start")
 	g.line("turn_start")
 	g.message(system, system)
-	user := marshal(o("role", "user", "content",
+	user := genkit.Marshal(o("role", "user", "content",
 		[]any{o("type", "text", "text", "What does the project memory say about the release ledger?")}, "timestamp", g.tick()))
 	g.message(user, user)
 	for g.fits(12<<10, 40) {
@@ -194,15 +184,10 @@ func (g *gen) stream(system json.RawMessage) {
 		var outputs []string
 		var mcp []bool
 		for range 1 + g.R.IntN(2) {
-			k := g.R.IntN(10)
-			if g.calls == 0 {
-				k = 0 // the memory search comes first
-			}
-			switch {
+			switch k := g.CallKind(g.calls == 0); {
 			case k < 3:
 				calls = append(calls, [2]any{"mcp__cairn_memory__memory_search", o("query", g.Text(20), "scope", "project")})
-				outputs = append(outputs, string(marshal(o("mode", "semantic", "count", 1, "results",
-					[]any{o("id", "mem_1", "text", g.Text(200+g.R.IntN(600)), "score", 0.91)}))))
+				outputs = append(outputs, string(genkit.Marshal(genkit.Hit(g.Text(200+g.R.IntN(600))))))
 				mcp = append(mcp, true)
 			case k < 8:
 				calls = append(calls, [2]any{"bash", o("command", "go test ./...")})

@@ -11,51 +11,30 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/cairn-audit/cairn/scripts/genkit"
 )
 
-func main() {
-	out := genkit.Start()
-	defer out.W.Flush()
-	g := &gen{Out: out}
-	g.stream()
-}
+func main() { genkit.Main(func(out *genkit.Out) { (&gen{Out: out}).stream() }) }
 
-type gen struct {
-	*genkit.Out
-	calls int
-}
+type gen struct{ *genkit.Out }
 
 type obj = map[string]any
 
 const session = "bfb3ed7d-267d-4fa2-a109-ede63e8d2fe2"
 
-func (g *gen) line(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	g.Line(b)
-}
-
-func (g *gen) uuid() string {
-	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", g.R.Uint32(), g.R.Uint32()&0xffff, g.R.Uint32()&0xfff, g.R.Uint32()&0xfff, g.R.Uint64()&0xffffffffffff)
-}
-
 // assistant is one assistant record holding one block, as qwen prints
 // every block.
 func (g *gen) assistant(block obj, stop any) {
-	id := g.uuid()
-	g.line(obj{"type": "assistant", "uuid": id, "session_id": session, "parent_tool_use_id": nil,
+	id := g.UUID()
+	g.JSON(obj{"type": "assistant", "uuid": id, "session_id": session, "parent_tool_use_id": nil,
 		"message": obj{"id": id, "type": "message", "role": "assistant", "model": "mock-model", "content": []any{block},
 			"stop_reason": stop, "usage": obj{"input_tokens": 1200, "output_tokens": 48, "cache_read_input_tokens": 0, "total_tokens": 1248}}})
 }
 
 func (g *gen) result(id, content string) {
-	g.line(obj{"type": "user", "uuid": g.uuid(), "session_id": session, "parent_tool_use_id": nil,
+	g.JSON(obj{"type": "user", "uuid": g.UUID(), "session_id": session, "parent_tool_use_id": nil,
 		"message": obj{"role": "user", "content": []any{obj{"type": "tool_result", "tool_use_id": id, "is_error": false, "content": content}}}})
 }
 
@@ -66,19 +45,18 @@ func (g *gen) fits(n, k int) bool {
 }
 
 func (g *gen) stream() {
-	g.line(obj{"type": "system", "subtype": "init", "uuid": session, "session_id": session, "cwd": "/tmp/cairn-qwen-work",
+	g.JSON(obj{"type": "system", "subtype": "init", "uuid": session, "session_id": session, "cwd": "/tmp/cairn-qwen-work",
 		"tools":       []string{"tool_call", "tool_search", "agent", "read_file", "run_shell_command", "mcp__cairn-memory__memory_search"},
 		"mcp_servers": []any{obj{"name": "cairn-memory", "status": "connected"}},
 		"model":       "mock-model", "permission_mode": "yolo", "slash_commands": []string{"init", "memory"},
 		"qwen_code_version": "0.24.4", "agents": []string{"general-purpose"}})
-	g.line(obj{"type": "stream_event", "uuid": g.uuid(), "session_id": session, "parent_tool_use_id": nil,
+	g.JSON(obj{"type": "stream_event", "uuid": g.UUID(), "session_id": session, "parent_tool_use_id": nil,
 		"event": obj{"type": "goal_state", "goal_state": obj{"v": 2, "goal": nil, "activity": "idle"}}})
 	turns := 0
 	for g.fits(8<<10, 4) {
 		turns++
 		g.assistant(obj{"type": "text", "text": g.Text(40 + g.R.IntN(200))}, nil)
-		g.calls++
-		id := fmt.Sprintf("call_%06d", g.calls)
+		id := fmt.Sprintf("call_%06d", turns) // a call a turn
 		switch k := g.R.IntN(10); {
 		case k < 3:
 			args := obj{"query": g.Text(20), "scope": "project"}
@@ -89,7 +67,7 @@ func (g *gen) stream() {
 				g.assistant(obj{"type": "tool_use", "id": id, "name": "mcp__cairn-memory__memory_search", "input": args}, "tool_use")
 			}
 			res := obj{"mode": "semantic", "count": 1, "results": []any{obj{"id": "mem_1", "text": g.Text(200 + g.R.IntN(600)), "score": 0.91}}}
-			b, _ := json.Marshal(res)
+			b := genkit.Marshal(res)
 			g.result(id, string(b)+"\n"+g.Text(100))
 		case k < 8:
 			g.assistant(obj{"type": "tool_use", "id": id, "name": "run_shell_command", "input": obj{"command": "go test ./...", "description": "run the tests"}}, "tool_use")
@@ -100,7 +78,7 @@ func (g *gen) stream() {
 		}
 	}
 	g.assistant(obj{"type": "text", "text": "Done."}, nil)
-	g.line(obj{"type": "result", "subtype": "success", "uuid": g.uuid(), "session_id": session, "is_error": false,
+	g.JSON(obj{"type": "result", "subtype": "success", "uuid": g.UUID(), "session_id": session, "is_error": false,
 		"duration_ms": 7894, "duration_api_ms": 4966, "num_turns": turns, "result": "Done.",
 		"usage": obj{"input_tokens": 2400, "output_tokens": 83, "cache_read_input_tokens": 0, "total_tokens": 2483}, "permission_denials": []any{}})
 }

@@ -54,13 +54,8 @@ var Spec = &kit.Spec[scenario, *scenario]{
 		// The native binary ships in the optional dependency
 		// opencode-linux-x64 (the package's bin/opencode.exe is a copy its
 		// postinstall makes).
-		bin := "node_modules/opencode-linux-x64/bin/opencode"
-		if err := i.NPM(i.Dir, bin, nil, "opencode-ai@"+i.Version); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(i.Dir, bin)}
-		i.VersionArgv, i.VersionEnv = append(i.Argv, "--version"), []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1"}
-		return nil
+		i.VersionEnv = []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1"}
+		return i.Program("", "node_modules/opencode-linux-x64/bin/opencode", "opencode-ai@"+i.Version)
 	},
 	Run: run,
 	Shape: func(name string, b []byte) []byte {
@@ -112,30 +107,16 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.config/opencode/opencode.json", config(r, s, false)); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{Side: "Release ledger memory", LogTime: true})); err != nil {
+	if err := r.ServeChat(&s.Scenario, mock.ChatOptions{Side: "Release ledger memory", LogTime: true}); err != nil {
 		return err
 	}
 	argv := append(append([]string{"run", "--format", "json"}, s.Args...), r.Prompt)
-	env := []string{
-		"PATH=/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + r.Home,
-		"XDG_CONFIG_HOME=" + r.Home + "/.config",
-		"XDG_DATA_HOME=" + r.Home + "/.local/share",
-		"XDG_CACHE_HOME=" + r.Home + "/.cache",
-		"XDG_STATE_HOME=" + r.Home + "/.local/state",
-		"PWD=" + r.WorkDir,
-		"TMPDIR=" + r.Scratch + "/tmp",
-		"LANG=C.UTF-8",
-		"TZ=UTC",
-		"TERM=dumb",
-		"OPENCODE_DISABLE_MODELS_FETCH=1",
-		"OPENCODE_DISABLE_AUTOUPDATE=1",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-		"OPENCODE_DISABLE_SHARE=1",
-	}
-	p, err := r.Exec(kit.Cmd{Argv: append(r.Install.Argv, argv...), Env: env, Stdout: r.Scratch + "/stdout.jsonl",
-		Group: true, Markers: r.HangMarker(&s.Server), After: s.Interrupt})
+	c := r.Cmd(&s.Scenario, argv, "XDG_CONFIG_HOME="+r.Home+"/.config", "XDG_DATA_HOME="+r.Home+"/.local/share",
+		"XDG_CACHE_HOME="+r.Home+"/.cache", "XDG_STATE_HOME="+r.Home+"/.local/state", "PWD="+r.WorkDir, "TMPDIR="+r.Scratch+"/tmp",
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_SHARE=1")
+	c.Group = true
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}
@@ -154,7 +135,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err != nil {
 		return err
 	}
-	exp, err := export(r, env, sid, s.Name+".export.json")
+	exp, err := export(r, c.Env, sid, s.Name+".export.json")
 	if err != nil {
 		return err
 	}
@@ -164,7 +145,7 @@ func run(r *kit.Run, s *scenario) error {
 		if err != nil {
 			return err
 		}
-		if _, err := export(r, env, child, s.Name+".child.export.json"); err != nil {
+		if _, err := export(r, c.Env, child, s.Name+".child.export.json"); err != nil {
 			return err
 		}
 		meta += "# then: opencode export CHILDSESSION, the task's sub-agent session (exit code 0)\n"
@@ -414,21 +395,15 @@ func (p *partTags) tags() string {
 // type, a tool part's state.status and a step_finish's reason, then every
 // member with its JSON type.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec struct {
-			Type string
-			Part *partTags
-		}
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
-		if rec.Type == "" {
-			rec.Type = "(no type)"
-		}
+	type record struct {
+		Type string
+		Part *partTags
+	}
+	return kit.Shape(b, func(rec record) string {
 		if rec.Part != nil {
-			rec.Type += "/" + rec.Part.tags()
+			return kit.Typed(rec.Type) + "/" + rec.Part.tags()
 		}
-		return rec.Type, true
+		return kit.Typed(rec.Type)
 	})
 }
 
@@ -589,16 +564,7 @@ func partFacts(prefix string, raw json.RawMessage, add func(string)) {
 	_ = json.Unmarshal(raw, &full)
 	add(fmt.Sprintf("%stool state %s members %s", prefix, p.State.Status, kit.Members(full.State)))
 	if out := p.State.Output; out != nil {
-		form, s := "output other text", kit.Str(out)
-		switch {
-		case json.Unmarshal(out, new(string)) != nil:
-			form = "output not a string"
-		case s == "":
-			form = "output empty string"
-		case json.Valid([]byte(s)) && strings.HasPrefix(strings.TrimSpace(s), "{"):
-			form = "output a JSON object text"
-		}
-		add(fmt.Sprintf("%stool %s %s %s", prefix, p.Tool, p.State.Status, form))
+		add(fmt.Sprintf("%stool %s %s %s", prefix, p.Tool, p.State.Status, kit.OutputForm(out)))
 	}
 	if p.State.Error != nil {
 		e := strings.ReplaceAll(kit.Str(p.State.Error), "\n", `\n`)

@@ -14,10 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
 
@@ -36,8 +34,7 @@ type scenario struct {
 }
 
 const (
-	nodeDir  = "/tmp/cairn-pi-npm/node-22.23.3" // pi 1.x needs node 22.19 or newer
-	adapter  = "pi-mcp-adapter@2.36.0"          // for pi before 0.99
+	adapter  = "pi-mcp-adapter@2.36.0" // for pi before 0.99
 	provider = "cairn-mock"
 	model    = "mock-model"
 )
@@ -50,11 +47,10 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Name: "pi", Versions: []string{"1.6.0", "1.3.0", "0.86.1"}, Files: fsys,
 	Addr: "127.0.0.1:18383",
 	Install: func(i *kit.Install) error {
-		node := "node_modules/node/bin/node"
-		if err := i.NPM(nodeDir, node, nil, "node@22.23.3"); err != nil {
+		node, err := i.Node("22.23.3") // pi 1.x needs node 22.19 or newer
+		if err != nil {
 			return err
 		}
-		cli := "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"
 		pkgs := []string{"@earendil-works/pi-coding-agent@" + i.Version}
 		if kit.VersionLess(i.Version, "0.99.0") {
 			pkgs = append(pkgs, adapter)
@@ -63,20 +59,15 @@ var Spec = &kit.Spec[scenario, *scenario]{
 				return err
 			}
 		}
-		if err := i.NPM(i.Dir, cli, nil, pkgs...); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(nodeDir, node), filepath.Join(i.Dir, cli)}
-		i.VersionArgv, i.VersionEnv = append(i.Argv, "--version"), []string{"PI_OFFLINE=1"}
-		return nil
+		i.VersionEnv = []string{"PI_OFFLINE=1"}
+		return i.Program(node, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js", pkgs...)
 	},
 	Select:    func(s *scenario, i *kit.Install) bool { return s.Adapter == (i.Extra["adapter"] != "") },
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
 	Inventory: inventory,
 	ReadmeLine: func(s *scenario) (string, error) {
-		notes, err := kit.VersionNotes(s, true)
-		return fmt.Sprintf("- `%s.jsonl` — %s (exposure %s). pi exit %d. **%s**: %s.%s\n", s.Name, s.About, exposure(s), s.Exit, s.Want.Verdict().Describe(true, ", where null"), s.Why, notes), err
+		return kit.ReadmeLine(s, s.Name+".jsonl", s.About+" (exposure "+exposure(s)+")", "pi", true, ", where null")
 	},
 }
 
@@ -122,20 +113,16 @@ func files(r *kit.Run, s *scenario, placeholders bool) (models, settings, mcp or
 	if s.Server.None {
 		return models, settings, nil
 	}
-	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
-	srv := o("command", cmd, "args", args)
-	if env != nil {
-		srv = append(srv, kv("env", env))
-	}
+	var tail []any
 	if s.Exposure != "" {
-		srv = append(srv, kv("exposure", s.Exposure))
+		tail = append(tail, "exposure", s.Exposure)
 	}
 	if s.Adapter {
 		// Connect at startup, so that direct tools are declared in the
 		// first request.
-		srv = append(srv, kv("lifecycle", "eager"))
+		tail = append(tail, "lifecycle", "eager")
 	}
-	return models, settings, o("mcpServers", o(s.Server.ConfiguredName(), append(srv, s.Server.Entry...)))
+	return models, settings, o("mcpServers", r.MCPServers(&s.Server, placeholders, nil, tail...))
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -155,7 +142,7 @@ func run(r *kit.Run, s *scenario) error {
 			}
 		}
 	}
-	if err := r.Serve(mock.Chat(s.Script(r.Prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	argv := []string{"--mode", "json"}
@@ -163,33 +150,21 @@ func run(r *kit.Run, s *scenario) error {
 		argv = append(argv, "--no-session")
 	}
 	argv = append(append(argv, s.Args...), r.Prompt)
-	sig := syscall.SIGINT
-	if s.Signal == "SIGTERM" {
-		sig = syscall.SIGTERM
-	}
-	p, err := r.Exec(kit.Cmd{
-		Argv:    append(r.Install.Argv, argv...),
-		Env:     []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Home, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "TMPDIR=" + tmp, "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb"},
-		Stdout:  r.Scratch + "/stdout.jsonl",
-		Group:   true,
-		Signal:  sig,
-		Markers: r.HangMarker(&s.Server),
-	})
+	c := r.Cmd(&s.Scenario, argv, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "TMPDIR="+tmp)
+	c.Group = true
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}
 	meta := fmt.Sprintf("# pi argv (after node cli.js): %s\n# pi exit code: %s\n", kit.Quote(argv), p.ExitText())
 	if p.Interrupted != "" {
-		meta += fmt.Sprintf("# the harness sent %s to pi's process group\n", kit.SignalName(sig))
+		meta += fmt.Sprintf("# the harness sent %s to pi's process group\n", kit.SignalName(p.Signal))
 	}
-	capture, note, err := r.Capture(&s.Scenario, p, ".pi/agent/sessions/*/*.jsonl")
+	note, err := r.Capture(&s.Scenario, p, ".pi/agent/sessions/*/*.jsonl", s.Name+".jsonl", shape)
 	if err != nil {
 		return err
 	}
 	meta += note
-	if err := r.Keep(s.Name+".jsonl", capture, shape); err != nil {
-		return err
-	}
 	models, settings, mcp = files(r, s, true)
 	meta += "# ~/.pi/agent/models.json: " + kit.Compact(models) + "\n# ~/.pi/agent/settings.json: " + kit.Compact(settings) + "\n"
 	if mcp == nil {
@@ -205,17 +180,14 @@ func run(r *kit.Run, s *scenario) error {
 // assistantMessageEvent type; "nested" for a call made by another tool;
 // "isError" for an error result), then every member with its JSON type.
 func shape(b []byte) []byte {
-	return kit.Shape(b, func(line []byte) (string, bool) {
-		var rec struct {
-			Type    string
-			Message *struct{ Role, StopReason string }
-			Event   *struct{ Type string } `json:"assistantMessageEvent"`
-			IsError *bool
-			Parent  *string `json:"parentToolCallId"`
-		}
-		if json.Unmarshal(line, &rec) != nil {
-			return "", false
-		}
+	type record struct {
+		Type    string
+		Message *struct{ Role, StopReason string }
+		Event   *struct{ Type string } `json:"assistantMessageEvent"`
+		IsError *bool
+		Parent  *string `json:"parentToolCallId"`
+	}
+	return kit.Shape(b, func(rec record) string {
 		var tags []string
 		if m := rec.Message; m != nil && m.Role != "" {
 			tags = append(tags, m.Role, m.StopReason)
@@ -229,10 +201,7 @@ func shape(b []byte) []byte {
 		if rec.IsError != nil && *rec.IsError {
 			tags = append(tags, "isError")
 		}
-		if rec.Type == "" {
-			rec.Type = "(no type)"
-		}
-		return kit.Tagged(rec.Type, tags...), true
+		return kit.Typed(rec.Type, tags...)
 	})
 }
 
@@ -243,14 +212,8 @@ func shape(b []byte) []byte {
 // messages declare, retries, settling and the last record; for the session
 // files, their records' member lists.
 func inventory(dir string, ss []*scenario) ([]byte, error) {
-	f := kit.Facts{}
-	sessions := map[string]bool{}
-	for _, s := range ss {
-		if s.Keep == "session" {
-			sessions[s.Name] = true
-		}
-	}
-	nSessions, err := countSessions(f, dir, sessions)
+	f, sessions := kit.Facts{}, kit.Sessions(ss)
+	nSessions, err := kit.EachSession(dir, sessions, func(name string, line []byte, rec kit.Record) { sessionFact(f, name, line, rec) })
 	if err != nil {
 		return nil, err
 	}
@@ -259,8 +222,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		add := func(format string, args ...any) { addFact(fmt.Sprintf(format, args...)) }
 		switch typ {
 		case "message_start", "message_end":
-			var m kit.Record
-			_ = json.Unmarshal(rec["message"], &m)
+			m := rec.Obj("message")
 			role := m.Str("role")
 			add("%s role %s members %s", typ, role, kit.Members(rec["message"]))
 			switch {
@@ -304,8 +266,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 				add("%s toolResult %s isError %s", typ, m.Str("toolName"), m["isError"])
 			}
 		case "message_update":
-			var e kit.Record
-			_ = json.Unmarshal(rec["assistantMessageEvent"], &e)
+			e := rec.Obj("assistantMessageEvent")
 			add("assistantMessageEvent %s members %s", e.Str("type"), kit.Members(rec["assistantMessageEvent"]))
 		case "tool_execution_start":
 			nested := ""
@@ -322,8 +283,7 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 				dur = ", no durationMs"
 			}
 			add("tool_execution_end%s %s isError %s%s, result members %s", nested, rec.Str("toolName"), rec["isError"], dur, kit.Members(rec["result"]))
-			var res kit.Record
-			_ = json.Unmarshal(rec["result"], &res)
+			res := rec.Obj("result")
 			if sc, ok := res["structuredContent"]; ok {
 				form := "an object, members " + kit.Members(sc)
 				switch {
@@ -341,26 +301,12 @@ func inventory(dir string, ss []*scenario) ([]byte, error) {
 		case "agent_end":
 			add("agent_end willRetry %s", rec["willRetry"])
 		case "entry_appended":
-			var e kit.Record
-			_ = json.Unmarshal(rec["entry"], &e)
+			e := rec.Obj("entry")
 			add("entry_appended entry %s members %s", e.Str("type"), kit.Members(rec["entry"]))
 		}
 		return ""
 	})
 	return f.Write(fmt.Sprintf("# inventory of %d pi --mode json captures and %d session files (generated by scripts/capturekit/run.sh pi)", streams, nSessions)), err
-}
-
-// countSessions adds the facts of the session files in dir and counts
-// them.
-func countSessions(f kit.Facts, dir string, sessions map[string]bool) (int, error) {
-	seen := map[string]bool{}
-	err := kit.EachRecord(dir, ".jsonl", func(name string, line []byte, rec kit.Record) {
-		if sessions[name] {
-			seen[name] = true
-			sessionFact(f, name, line, rec)
-		}
-	})
-	return len(seen), err
 }
 
 // sessionFact is the fact of a session file's line: its record kind with
@@ -371,8 +317,7 @@ func sessionFact(f kit.Facts, name string, line []byte, rec kit.Record) {
 	case rec == nil:
 		f.Add(prefix+"NOT-JSON line", name)
 	case typ == "message":
-		var m kit.Record
-		_ = json.Unmarshal(rec["message"], &m)
+		m := rec.Obj("message")
 		f.Add(fmt.Sprintf("%srecord message members %s, message role %s", prefix, kit.Members(line), m.Str("role")), name)
 	case typ != "":
 		f.Add(fmt.Sprintf("%srecord %s members %s", prefix, typ, kit.Members(line)), name)

@@ -11,12 +11,9 @@ package qwen
 import (
 	"embed"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"syscall"
 
 	kit "github.com/cairn-audit/cairn/scripts/capturekit"
-	"github.com/cairn-audit/cairn/scripts/capturekit/mock"
 	claude "github.com/cairn-audit/cairn/scripts/claude-real"
 	"github.com/cairn-audit/cairn/scripts/ordered"
 )
@@ -29,10 +26,9 @@ type scenario struct {
 }
 
 const (
-	addr    = "127.0.0.1:18484"
-	prompt  = "What does the project memory say about the release ledger?"
-	nodeDir = "/tmp/cairn-qwen-npm/node-22.23.3" // qwen 0.2x needs node 22
-	model   = "mock-model"
+	addr   = "127.0.0.1:18484"
+	prompt = "What does the project memory say about the release ledger?"
+	model  = "mock-model"
 )
 
 //go:embed scenarios.yaml readme_head.md readme_tail.md
@@ -46,17 +42,11 @@ var Spec = &kit.Spec[scenario, *scenario]{
 	Prompt:   prompt,
 	Addr:     addr,
 	Install: func(i *kit.Install) error {
-		node := "node_modules/node/bin/node"
-		if err := i.NPM(nodeDir, node, nil, "node@22.23.3"); err != nil {
+		node, err := i.Node("22.23.3") // qwen 0.2x needs node 22
+		if err != nil {
 			return err
 		}
-		cli := "node_modules/@qwen-code/qwen-code/cli.js"
-		if err := i.NPM(i.Dir, cli, nil, "@qwen-code/qwen-code@"+i.Version); err != nil {
-			return err
-		}
-		i.Argv = []string{filepath.Join(nodeDir, node), filepath.Join(i.Dir, cli)}
-		i.VersionArgv = append(i.Argv, "--version")
-		return nil
+		return i.Program(node, "node_modules/@qwen-code/qwen-code/cli.js", "@qwen-code/qwen-code@"+i.Version)
 	},
 	Run:       run,
 	Shape:     func(_ string, b []byte) []byte { return shape(b) },
@@ -93,12 +83,7 @@ func settings(r *kit.Run, s *scenario, placeholders bool) ordered.Obj {
 	if s.Server.None {
 		return st
 	}
-	cmd, args, env := r.ServerCommand(&s.Server, placeholders)
-	srv := o("command", cmd, "args", args, "timeout", 30000)
-	if env != nil {
-		srv = append(srv, kv("env", env))
-	}
-	return append(st, kv("mcpServers", o(s.Server.ConfiguredName(), append(srv, s.Server.Entry...))))
+	return append(st, kv("mcpServers", r.MCPServers(&s.Server, placeholders, nil, "timeout", 30000)))
 }
 
 func run(r *kit.Run, s *scenario) error {
@@ -108,7 +93,7 @@ func run(r *kit.Run, s *scenario) error {
 	if err := kit.WriteJSON(r.Home+"/.qwen/settings.json", settings(r, s, false)); err != nil {
 		return err
 	}
-	if err := r.Serve(mock.Chat(s.Script(prompt), mock.ChatOptions{})); err != nil {
+	if err := r.ServeChat(&s.Scenario); err != nil {
 		return err
 	}
 	argv := []string{"-p", prompt, "--output-format", "stream-json", "--auth-type", "openai", "--model", model}
@@ -118,25 +103,10 @@ func run(r *kit.Run, s *scenario) error {
 		argv = append(argv, "--approval-mode", s.Approval)
 	}
 	argv = append(argv, s.Args...)
-	p, err := r.Exec(kit.Cmd{
-		Argv: append(r.Install.Argv, argv...),
-		Env: append([]string{
-			"PATH=/usr/local/bin:/usr/bin:/bin",
-			"HOME=" + r.Home,
-			"OPENAI_BASE_URL=http://" + addr + "/v1",
-			"OPENAI_API_KEY=sk-cairn-offline-fake-key-0000",
-			"OPENAI_MODEL=" + model,
-			"QWEN_CODE_DISABLE_TELEMETRY=1",
-			"NO_COLOR=1",
-			"LANG=C.UTF-8",
-			"TZ=UTC",
-			"TERM=dumb",
-		}, s.Env...),
-		Stdout:  r.Scratch + "/stdout.jsonl",
-		Group:   true,
-		Signal:  syscall.SIGINT,
-		Markers: r.HangMarker(&s.Server),
-	})
+	c := r.Cmd(&s.Scenario, argv, "OPENAI_BASE_URL=http://"+addr+"/v1", "OPENAI_API_KEY=sk-cairn-offline-fake-key-0000",
+		"OPENAI_MODEL="+model, "QWEN_CODE_DISABLE_TELEMETRY=1", "NO_COLOR=1")
+	c.Group = true
+	p, err := r.Exec(c)
 	if err != nil {
 		return err
 	}
