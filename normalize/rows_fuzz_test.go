@@ -25,14 +25,15 @@ type fuzzFront struct {
 	mutations [][2]string
 }
 
-// fuzzFrontEnd is FuzzCopilot for any JSONL front end: seeded from the
-// real captures and the CLI's stream script, each line through the
+// fuzzFrontEnd fuzzes a JSONL front end: seeded from the real captures
+// and the CLI's stream script (and mutations of them), each line through the
 // front end's checker and Checked, then End and the engine's Finish, and
 // the whole input through its reader. No panic; every error an
 // *audit.InputError with an invalid code at the record fed and a place of
 // the front end's; every finding at such a place; the read concludes what
 // the loop did when it sees the loop's records. These run the parser
-// alone, a hundred times as many inputs a second as the CLI's fuzzers.
+// alone: FuzzOpenCode ran 4.2 million inputs in four minutes where
+// FuzzAuditOpenCode, through the CLI, ran 15 thousand in five.
 func fuzzFrontEnd(f *testing.F, fe fuzzFront) {
 	for _, in := range cliSeeds(f, fe.cli) {
 		f.Add(in)
