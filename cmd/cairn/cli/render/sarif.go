@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -358,11 +359,11 @@ func RuleName(code audit.Code) string {
 // 2.0.0.
 func ToolVersion(cairn, revision string, modified bool) (version, semantic string) {
 	v := strings.TrimPrefix(cairn, "v")
-	if semVer.MatchString(v) {
+	if semVer().MatchString(v) {
 		return v, v
 	}
 	semantic = "0.0.0-dev"
-	if buildIdent.MatchString(revision) {
+	if buildIdent().MatchString(revision) {
 		semantic += "+" + revision
 		if modified {
 			semantic += ".modified"
@@ -371,14 +372,20 @@ func ToolVersion(cairn, revision string, modified bool) (version, semantic strin
 	return "0.0.0-dev", semantic
 }
 
+// The regular expressions are compiled the first time one is used, not
+// at the start of every run, most of which print no SARIF.
 var (
 	// semVer is SemVer 2.0.0's grammar (semver.org), a version with its
 	// pre-release and build metadata.
-	semVer = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	semVer = lazyRegexp(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
 		`(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?` +
 		`(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
-	buildIdent = regexp.MustCompile(`^[0-9A-Za-z-]+$`)
+	buildIdent = lazyRegexp(`^[0-9A-Za-z-]+$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // IsURIReference reports whether s is a URI reference (RFC 3986 §4.1: a
 // URI, or a relative reference), not empty: what --sarif-uri takes. Every
@@ -404,7 +411,7 @@ func IsURIReference(s string) bool {
 	}
 	rest := s
 	if i := strings.IndexAny(s, ":/?#"); i >= 0 && s[i] == ':' {
-		if !scheme.MatchString(s[:i]) {
+		if !scheme().MatchString(s[:i]) {
 			return false // a relative path whose first segment holds ":"
 		}
 		rest = s[i+1:]
@@ -428,7 +435,7 @@ func IsURIReference(s string) bool {
 	return true
 }
 
-var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+var scheme = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
