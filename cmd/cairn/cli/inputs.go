@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 
@@ -22,6 +23,12 @@ type inputs struct {
 }
 
 func newInputs() inputs {
+	return inputs{formats: protocol.Formats(), v: reflect.New(inputsType())}
+}
+
+// inputsType is the struct type of the input flags, made once: the table
+// does not change while cairn runs.
+var inputsType = sync.OnceValue(func() reflect.Type {
 	fs := protocol.Formats()
 	fields := make([]reflect.StructField, len(fs))
 	for i, f := range fs {
@@ -32,8 +39,8 @@ func newInputs() inputs {
 				f.Name, "Audit "+f.Help+"; - reads standard input.")),
 		}
 	}
-	return inputs{formats: fs, v: reflect.New(reflect.StructOf(fields))}
-}
+	return reflect.StructOf(fields)
+})
 
 // plugin is the struct for kong.Plugins.
 func (in inputs) plugin() any { return in.v.Interface() }
