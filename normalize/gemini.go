@@ -296,11 +296,11 @@ func (g *Gemini) errorObject(v []byte, where string) ([]byte, error) {
 		}
 		return true
 	})
-	switch {
-	case typ != nil && stream.TypeOf(typ) != stream.String:
-		return nil, g.invalid(audit.SchemaViolation, where+".type")
-	case msg != nil && stream.TypeOf(msg) != stream.String:
-		return nil, g.invalid(audit.SchemaViolation, where+".message")
+	// A type or message that is not a string is the error object's
+	// violation: where is the place (SPEC §11's vocabulary names no
+	// member of an error).
+	if typ != nil && stream.TypeOf(typ) != stream.String || msg != nil && stream.TypeOf(msg) != stream.String {
+		return nil, g.invalid(audit.SchemaViolation, where)
 	}
 	if unknown {
 		g.engine.Note(audit.UnknownField, g.n, where)
