@@ -120,3 +120,17 @@ func FuzzOpenCode(f *testing.F) {
 			{`"reason":"stop"`, `"reason":"tool-calls"`},
 		}})
 }
+
+// FuzzCline: the Cline CLI front end (SPEC §19), a tool's end, an error
+// result, sub-agents' frames and the run's end among the mutations.
+func FuzzCline(f *testing.F) {
+	fuzzFrontEnd(f, fuzzFront{cli: "cline", harness: "cline", places: normalize.ClinePlaces(),
+		make:    func(e *audit.Engine) frontEnd { return normalize.NewCline(e) },
+		checker: normalize.NewClineChecker, read: normalize.ReadCline,
+		mutations: [][2]string{
+			{`"type":"content_end"`, `"type":"content_start"`},
+			{`"contentType":"tool"`, `"contentType":"text"`},
+			{`"hookEventName":"agent_end"`, `"hookEventName":"agent_start"`},
+			{`"type":"run_result"`, `"type":"agent_event"`},
+		}})
+}
