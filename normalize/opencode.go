@@ -47,39 +47,44 @@ var ocPartRecords = []struct{ record, part string }{
 	{"reasoning", "reasoning"}, {ocToolUse, "tool"},
 }
 
-// ocPartMembers are the members of a part that the run and the export
-// read in one walk: its type, a tool part's members, and a step-finish's
-// reason.
-var ocPartMembers = []string{"type", "tool", "callID", "state", "reason"}
-
-// ocPart is what ocPartMembers located in a part.
+// ocPart is what the run and the export read of a part: its type, a tool
+// part's members, and a step-finish's reason.
 type ocPart struct{ typ, tool, callID, state, reason []byte }
 
-func readOCPart(p []byte) ocPart {
-	var v [5][]byte
-	fieldsOf(p, ocPartMembers, v[:])
-	return ocPart{v[0], v[1], v[2], v[3], v[4]}
+// set keeps the member name's value if it is one ocPart reads.
+func (p *ocPart) set(name, value []byte) {
+	switch string(name) {
+	case "type":
+		p.typ = value
+	case "tool":
+		p.tool = value
+	case "callID":
+		p.callID = value
+	case "state":
+		p.state = value
+	case "reason":
+		p.reason = value
+	}
 }
 
-// locatedOCPart is readOCPart of a part its checker located (a run
-// record's part, Locate.Child): no second walk of its members, whose text
-// can be long.
+// readOCPart reads a part by walking its members (an export's parts,
+// which its Document locates by value only). Every member is visited:
+// a text part's tool members are looked for too.
+func readOCPart(v []byte) ocPart {
+	var p ocPart
+	stream.Members(v, func(n, value []byte) bool {
+		p.set(n, value)
+		return true
+	})
+	return p
+}
+
+// locatedOCPart reads a part its checker located (a run record's part,
+// Locate.Child): no second walk of its members, whose text can be long.
 func locatedOCPart(line []byte, part []stream.Span) ocPart {
 	var p ocPart
 	for i := range part {
-		n, v := part[i].In(line)
-		switch string(n) {
-		case "type":
-			p.typ = v
-		case "tool":
-			p.tool = v
-		case "callID":
-			p.callID = v
-		case "state":
-			p.state = v
-		case "reason":
-			p.reason = v
-		}
+		p.set(part[i].In(line))
 	}
 	return p
 }
@@ -405,7 +410,7 @@ func NewOpenCodeChecker() *stream.Checker {
 	return &stream.Checker{Locate: stream.Locate{Child: "part", Reads: func(name []byte) bool {
 		switch string(name) {
 		case "type", "sessionID", "part", "error", // the record's
-			"tool", "callID", "state", "reason": // its part's (ocPartMembers)
+			"tool", "callID", "state", "reason": // its part's (ocPart.set)
 			return true
 		}
 		return false
