@@ -17,10 +17,10 @@ import (
 // of their values, except what show prints (the catalog) and what derive
 // writes (the catalog whose names the user chose to publish).
 type catalogCmd struct {
-	List   catalogListCmd   `cmd:"" help:"List the built-in memory catalogs and their policy digests."`
-	Show   catalogShowCmd   `cmd:"" help:"Print a catalog as canonical JSON, and its policy digests."`
-	Check  catalogCheckCmd  `cmd:"" help:"Validate a catalog file, and compare it with the server's saved tools/list answer."`
-	Derive catalogDeriveCmd `cmd:"" help:"Write a catalog file from the server's saved tools/list answer."`
+	List   catalogListCmd   `cmd:""`
+	Show   catalogShowCmd   `cmd:""`
+	Check  catalogCheckCmd  `cmd:""`
+	Derive catalogDeriveCmd `cmd:""`
 }
 
 func (catalogCmd) Help() string {
@@ -79,7 +79,7 @@ func searchCount(n int) string {
 
 // catalogListCmd is cairn catalog list.
 type catalogListCmd struct {
-	JSON bool `name:"json" help:"Print the list as one JSON object (schema cairn.catalog.list/v1)."`
+	JSON bool `name:"json"`
 }
 
 func (catalogListCmd) Help() string {
@@ -129,9 +129,9 @@ func (c *catalogListCmd) Run(e *env) error {
 // catalogShowCmd is cairn catalog show.
 type catalogShowCmd struct {
 	// A pointer, so that no name is told from an empty one.
-	Name         *string  `arg:"" optional:"" enum:"${catalogs}" placeholder:"NAME" help:"A built-in catalog: ${catalog_list} (NAME/N picks a version)."`
-	File         *string  `name:"file" placeholder:"PATH" help:"A catalog file (schema cairn.catalog/v1) instead of a built-in."`
-	MemoryServer []string `name:"memory-server" sep:"none" placeholder:"NAME" help:"The name the memory server is registered under, in place of the catalog's (repeatable, up to 16), as eval protocol takes it."`
+	Name         *string  `arg:"" optional:"" enum:"${catalogs}" placeholder:"NAME"`
+	File         *string  `name:"file" placeholder:"PATH"`
+	MemoryServer []string `name:"memory-server" sep:"none" placeholder:"NAME"`
 }
 
 func (catalogShowCmd) Help() string {
@@ -177,10 +177,10 @@ func (c *catalogShowCmd) Run(e *env) error {
 
 // catalogCheckCmd is cairn catalog check.
 type catalogCheckCmd struct {
-	Path      *string `arg:"" optional:"" name:"path" placeholder:"PATH" help:"The catalog file to check."`
-	Catalog   *string `name:"catalog" enum:"${catalogs}" placeholder:"NAME" help:"Check a built-in catalog instead of a file (with --tools-list: is it still the server's?)."`
-	ToolsList *string `name:"tools-list" placeholder:"FILE" help:"The server's saved tools/list answer (a JSON-RPC response, or its result) to compare the catalog with."`
-	JSON      bool    `name:"json" help:"Print the result as one JSON object (schema cairn.catalog.check/v1)."`
+	Path      *string `arg:"" optional:"" name:"path" placeholder:"PATH"`
+	Catalog   *string `name:"catalog" enum:"${catalogs}" placeholder:"NAME"`
+	ToolsList *string `name:"tools-list" placeholder:"FILE"`
+	JSON      bool    `name:"json"`
 }
 
 func (catalogCheckCmd) Help() string {
@@ -366,10 +366,10 @@ func codeTexts(name string) (string, string) {
 
 // catalogDeriveCmd is cairn catalog derive.
 type catalogDeriveCmd struct {
-	ToolsList *string  `name:"tools-list" placeholder:"FILE" help:"The server's saved tools/list answer (a JSON-RPC response, or its result)."`
-	Name      *string  `name:"name" placeholder:"NAME/N" help:"The catalog's name: lower-case letters, digits, ., _ and -, a slash and a version (team-memory/1); not a built-in's."`
-	Server    []string `name:"server" sep:"none" placeholder:"NAME" help:"The name the server is registered under in the agent's MCP configuration (repeatable, up to 16)."`
-	Search    []string `name:"search" sep:"none" placeholder:"TOOL=SCOPE" help:"A tool that is a search, and when a call of it is project-scoped: instance, eq:ARG=VALUE, prefix:ARG=PREFIX or present:ARG (repeatable)."`
+	ToolsList *string  `name:"tools-list" placeholder:"FILE"`
+	Name      *string  `name:"name" placeholder:"NAME/N"`
+	Server    []string `name:"server" sep:"none" placeholder:"NAME"`
+	Search    []string `name:"search" sep:"none" placeholder:"TOOL=SCOPE"`
 }
 
 func (catalogDeriveCmd) Help() string {

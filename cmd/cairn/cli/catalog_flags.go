@@ -14,9 +14,9 @@ import (
 // under. eval protocol and eval batch embed them.
 type catalogFlags struct {
 	// Pointers, not defaults, so that kong's xor group sees which was given.
-	Catalog      *string  `name:"catalog" xor:"catalog" enum:"${catalogs}" placeholder:"NAME" help:"Judge the calls of this built-in memory catalog's server: ${catalog_list} (NAME/N picks a version; cairn-memory by default)."`
-	CatalogFile  *string  `name:"catalog-file" xor:"catalog" placeholder:"PATH" help:"Judge by the memory catalog in this file (schema cairn.catalog/v1; 'cairn catalog check PATH' validates it)."`
-	MemoryServer []string `name:"memory-server" sep:"none" placeholder:"NAME" help:"The name the memory server is registered under in the agent's MCP configuration, in place of the catalog's (repeatable, up to 16)."`
+	Catalog      *string  `name:"catalog" xor:"catalog" enum:"${catalogs}" placeholder:"NAME"`
+	CatalogFile  *string  `name:"catalog-file" xor:"catalog" placeholder:"PATH"`
+	MemoryServer []string `name:"memory-server" sep:"none" placeholder:"NAME"`
 }
 
 // validate checks --memory-server: 1 to 16 distinct names of

@@ -15,19 +15,19 @@ import (
 
 // cli is the kong grammar of cairn.
 type cli struct {
-	Eval       evalCmd          `cmd:"" help:"Evaluate saved agent sessions."`
-	Catalog    catalogCmd       `cmd:"" help:"List, show, check and derive memory catalogs (the memory server an audit judges)."`
-	Explain    explainCmd       `cmd:"" help:"Explain a report code and what to do about it."`
-	Version    versionCmd       `cmd:"" help:"Print the version."`
-	Completion completionCmd    `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
-	Help       helpCmd          `cmd:"" help:"Show help for a command (cairn help eval protocol)."`
-	V          kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	Eval       evalCmd          `cmd:""`
+	Catalog    catalogCmd       `cmd:""`
+	Explain    explainCmd       `cmd:""`
+	Version    versionCmd       `cmd:""`
+	Completion completionCmd    `cmd:""`
+	Help       helpCmd          `cmd:""`
+	V          kong.VersionFlag `name:"version"`
 }
 
 type evalCmd struct {
-	Protocol  evalProtocolCmd  `cmd:"" help:"Audit whether an agent really used its project-memory tools."`
-	Batch     evalBatchCmd     `cmd:"" help:"Audit many inputs of one format in one process, a report per input."`
-	Summarize evalSummarizeCmd `cmd:"" help:"Total the reports of eval batch --json, from any number of shards: by status, check state and code."`
+	Protocol  evalProtocolCmd  `cmd:""`
+	Batch     evalBatchCmd     `cmd:""`
+	Summarize evalSummarizeCmd `cmd:""`
 }
 
 // env is what a command may touch of the process; tests supply their own.
@@ -130,7 +130,7 @@ func scopeVars(k *kong.Kong) error {
 		return own
 	}
 	value := func(v *kong.Value) {
-		texts := append([]string{v.Help, v.Default, v.Enum}, v.Tag.Envs...)
+		texts := append([]string{v.Default, v.Enum}, v.Tag.Envs...)
 		if v.Flag != nil {
 			texts = append(texts, v.Flag.PlaceHolder)
 		}
@@ -139,9 +139,6 @@ func scopeVars(k *kong.Kong) error {
 	// The nodes kong.Visit would visit, walked without its closures.
 	var node func(n *kong.Node)
 	node = func(n *kong.Node) {
-		if n.Tag != nil {
-			n.Tag.Vars = used(n.Tag.Vars, n.Help)
-		}
 		if n.Argument != nil {
 			value(n.Argument)
 		}
@@ -173,7 +170,7 @@ func runCommand(args []string, stdin io.Reader, stdout *outWriter, stderr io.Wri
 	c := newCLI()
 	parser, err := kong.New(c,
 		kong.Name("cairn"),
-		kong.Description(rootHelp),
+		kong.Help(printHelp),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitStatus(code)) }),
 		grammarVars(),
@@ -269,7 +266,7 @@ func isTerminal(r any) bool {
 // helpCmd is in the grammar so that help lists and completes it; runCommand
 // turns cairn help [COMMAND...] into COMMAND... --help before parsing.
 type helpCmd struct {
-	Command []string `arg:"" optional:"" help:"The command to show help for."`
+	Command []string `arg:"" optional:""`
 }
 
 func (helpCmd) Run(e *env) error { return nil }

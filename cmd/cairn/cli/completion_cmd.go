@@ -12,7 +12,7 @@ import (
 )
 
 type completionCmd struct {
-	Shell string `arg:"" enum:"bash,zsh,fish" help:"The shell: bash, zsh or fish."`
+	Shell string `arg:"" enum:"bash,zsh,fish"`
 }
 
 func (completionCmd) Help() string {
@@ -204,6 +204,7 @@ func sharesGroup(a, b []string) bool {
 }
 
 func (c completionCmd) Run(e *env, ctx *kong.Context) error {
+	fillHelp(ctx.Model.Node)
 	nodes := grammar(ctx.Model.Node)
 	switch c.Shell {
 	case "bash":

@@ -17,16 +17,16 @@ import (
 )
 
 type evalBatchCmd struct {
-	Format            string       `name:"format" required:"" enum:"${formats}" placeholder:"FORMAT" help:"The format of every input: ${format_list}."`
-	JSON              bool         `name:"json" xor:"output" help:"Print one JSON report per line, in the order of the paths, each exactly what eval protocol --json prints; the same as --output json."`
+	Format            string       `name:"format" required:"" enum:"${formats}" placeholder:"FORMAT"`
+	JSON              bool         `name:"json" xor:"output"`
 	Report            reportFlags  `embed:""`
-	CaptureAuthorized bool         `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	CaptureAuthorized bool         `name:"capture-authorized"`
 	Catalogs          catalogFlags `embed:""`
-	Jobs              jobsFlag     `name:"jobs" default:"0" placeholder:"N" help:"Audit this many inputs at a time, at most ${max_jobs} (0: one per CPU)."`
-	PathsFrom         listFlag     `name:"paths-from" placeholder:"FILE" help:"Also audit the paths this file lists, one a line, after the PATH arguments; - reads the list from standard input."`
-	Null              bool         `name:"null" help:"The list of --paths-from is NUL-separated (find -print0), not one path a line."`
-	Shard             shardFlag    `name:"shard" placeholder:"I/N" help:"Audit only the inputs whose position in the list, from 0, is I modulo N (0 <= I < N): N shards' reports together are the whole batch's."`
-	Paths             []string     `arg:"" optional:"" name:"path" placeholder:"PATH" help:"The files to audit (not -)."`
+	Jobs              jobsFlag     `name:"jobs" default:"0" placeholder:"N"`
+	PathsFrom         listFlag     `name:"paths-from" placeholder:"FILE"`
+	Null              bool         `name:"null"`
+	Shard             shardFlag    `name:"shard" placeholder:"I/N"`
+	Paths             []string     `arg:"" optional:"" name:"path" placeholder:"PATH"`
 }
 
 func (c *evalBatchCmd) Help() string {

@@ -15,9 +15,9 @@ import (
 type evalProtocolCmd struct {
 	// The input flags, one per format (inputs); set by newCLI.
 	kong.Plugins
-	JSON              bool         `name:"json" xor:"output" help:"Print the report as one JSON object (schema cairn.eval.protocol/v1); the same as --output json."`
+	JSON              bool         `name:"json" xor:"output"`
 	Report            reportFlags  `embed:""`
-	CaptureAuthorized bool         `name:"capture-authorized" help:"Assert that memory capture was authorized (an assertion, not authenticated consent)."`
+	CaptureAuthorized bool         `name:"capture-authorized"`
 	Catalogs          catalogFlags `embed:""`
 
 	inputs inputs

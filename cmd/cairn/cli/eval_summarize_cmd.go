@@ -15,8 +15,8 @@ import (
 )
 
 type evalSummarizeCmd struct {
-	JSON  bool     `name:"json" help:"Print the totals as one JSON object (schema cairn.eval.summary/v1)."`
-	Files []string `arg:"" optional:"" name:"file" placeholder:"FILE" help:"Files of reports, one a line, as eval batch --json prints them (any number of shards' outputs); - or none reads standard input."`
+	JSON  bool     `name:"json"`
+	Files []string `arg:"" optional:"" name:"file" placeholder:"FILE"`
 }
 
 func (c *evalSummarizeCmd) Help() string {

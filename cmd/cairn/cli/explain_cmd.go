@@ -10,9 +10,9 @@ import (
 )
 
 type explainCmd struct {
-	Code string `arg:"" optional:"" help:"A code or check name from a report, e.g. project_search_absent or memory_first (any case)."`
-	List bool   `name:"list" help:"List the four checks and every code with its kind and meaning."`
-	JSON bool   `name:"json" help:"Print as JSON: one object for a code or check, an array with --list."`
+	Code string `arg:"" optional:""`
+	List bool   `name:"list"`
+	JSON bool   `name:"json"`
 }
 
 func (c *explainCmd) Help() string {

@@ -36,6 +36,7 @@ func TestFormatTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fillHelp(parser.Model.Node)
 	var protocolNode, batchNode *kong.Node
 	for _, n := range parser.Model.Node.Children {
 		for _, c := range n.Children {
@@ -55,7 +56,7 @@ func TestFormatTable(t *testing.T) {
 		if slices.Contains(fl.Xor, "input") {
 			inputFlags = append(inputFlags, fl.Name)
 			f, _ := protocol.FormatNamed(fl.Name)
-			if want := "Audit " + f.Help + "; - reads standard input."; fl.Help != want {
+			if want := inputHelp(f); fl.Help != want {
 				t.Errorf("--%s help %q, want %q", fl.Name, fl.Help, want)
 			}
 		}

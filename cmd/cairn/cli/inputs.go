@@ -35,8 +35,7 @@ var inputsType = sync.OnceValue(func() reflect.Type {
 		fields[i] = reflect.StructField{
 			Name: fmt.Sprintf("Input%d", i),
 			Type: reflect.TypeFor[inputFlag](),
-			Tag: reflect.StructTag(fmt.Sprintf(`name:%q placeholder:"PATH" xor:"input" help:%q`,
-				f.Name, "Audit "+f.Help+"; - reads standard input.")),
+			Tag:  reflect.StructTag(fmt.Sprintf(`name:%q placeholder:"PATH" xor:"input"`, f.Name)),
 		}
 	}
 	return reflect.StructOf(fields)

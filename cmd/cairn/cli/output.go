@@ -45,9 +45,9 @@ func outcomeNames() []string {
 // what is printed and which outcomes exit non-zero; --json, whose help
 // differs, is each command's own.
 type reportFlags struct {
-	Output   *string      `name:"output" short:"o" xor:"output" enum:"${outputs}" placeholder:"FORMAT" help:"Print the report as ${output_list} (text by default)."`
-	FailOn   failOnFlag   `name:"fail-on" enum:"${outcomes}" placeholder:"LIST" help:"Exit non-zero only for these outcomes, comma-separated from ${outcome_list} (default: all three); the report does not change."`
-	SARIFURI sarifURIFlag `name:"sarif-uri" placeholder:"URI" help:"With --output sarif, name the input by this URI (its path from the repository root, say), once per input in eval batch; without it SARIF names no input."`
+	Output   *string      `name:"output" short:"o" xor:"output" enum:"${outputs}" placeholder:"FORMAT"`
+	FailOn   failOnFlag   `name:"fail-on" enum:"${outcomes}" placeholder:"LIST"`
+	SARIFURI sarifURIFlag `name:"sarif-uri" placeholder:"URI"`
 }
 
 // output is the format chosen: --json is --output json, and the table's

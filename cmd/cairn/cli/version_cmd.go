@@ -7,7 +7,7 @@ import (
 )
 
 type versionCmd struct {
-	JSON bool `name:"json" help:"Print the version as one JSON object."`
+	JSON bool `name:"json"`
 }
 
 func (versionCmd) Help() string {
