@@ -1034,12 +1034,12 @@ func appendUnquoted(dst, q []byte) ([]byte, error) {
 	}
 	for i := 0; i < len(s); {
 		if s[i] != '\\' {
-			j := i + 1
-			for j < len(s) && s[j] != '\\' {
-				j++
+			j := bytes.IndexByte(s[i:], '\\')
+			if j < 0 {
+				return append(dst, s[i:]...), nil
 			}
-			dst = append(dst, s[i:j]...)
-			i = j
+			dst = append(dst, s[i:i+j]...)
+			i += j
 			continue
 		}
 		switch s[i+1] {

@@ -2,6 +2,8 @@ package stream
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sync"
 	"unicode/utf16"
@@ -157,9 +159,25 @@ func TextIs(v []byte, s string) bool {
 }
 
 // skipString returns the index just past the checked string at b[i]: the
-// first quote not escaped by an odd run of backslashes.
+// first quote not escaped by an odd run of backslashes. Most strings a
+// decoder steps over are short (names, types, ids): their end is found
+// in their first two words here, without a call; the rest of a longer
+// one, from its first special byte, by closingQuote.
 func skipString(b []byte, i int) int {
-	q, _ := closingQuote(b, i+1)
+	end := i + 1
+	if end >= 0 && end < len(b)-16 {
+		if s := specialBytes(binary.LittleEndian.Uint64(b[end:])); s != 0 {
+			end += bits.TrailingZeros64(s) / 8
+		} else if s := specialBytes(binary.LittleEndian.Uint64(b[end+8:])); s != 0 {
+			end += 8 + bits.TrailingZeros64(s)/8
+		} else {
+			end += 16
+		}
+		if b[end] == '"' {
+			return end + 1
+		}
+	}
+	q, _ := closingQuote(b, end)
 	if q < 0 {
 		return len(b)
 	}

@@ -538,3 +538,43 @@ func TestAppendCanonicalAllocations(t *testing.T) {
 		t.Errorf("AppendCanonical of an arguments object: %.0f allocations, want 0", n)
 	}
 }
+
+// TestSkipString holds skipString to a byte loop over strings of every
+// length up to past its two inline words, with a special byte (a quote
+// escaped, a backslash escaped, a \u escape, a control character) at
+// every place, and any tail after the string: its inline words must not
+// read past the buffer or stop at a byte that does not end the string.
+func TestSkipString(t *testing.T) {
+	slow := func(b []byte, i int) int {
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	}
+	for n := range 40 {
+		for _, special := range []string{"", `\"`, `\\`, `\u00e9`, "\x01", `\n`} {
+			for at := 0; at <= n; at++ {
+				body := strings.Repeat("a", at) + special + strings.Repeat("b", n-at)
+				for _, tail := range []string{"", ",", `,"x":"` + strings.Repeat("c", 20) + `"}`} {
+					b := []byte(`"` + body + `"` + tail)
+					if got, want := skipString(b, 0), slow(b, 0); got != want {
+						t.Fatalf("skipString(%q) = %d, want %d", b, got, want)
+					}
+					// Cut before its closing quote: never past the end.
+					cut := b[:1+len(body)]
+					if got, want := skipString(cut, 0), slow(cut, 0); got != want {
+						t.Fatalf("skipString(%q) = %d, want %d", cut, got, want)
+					}
+				}
+				if special == "" {
+					break
+				}
+			}
+		}
+	}
+}
