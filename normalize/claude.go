@@ -133,9 +133,13 @@ type Claude struct {
 	// agentsRunning counts the calls that started a sub-agent in the
 	// foreground and have no result yet.
 	agentsRunning int
-	// child are the located members of the record's message, when the
-	// checker located them (empty otherwise).
-	child []stream.Span
+	// loc is what the checker located in the record: its members, its
+	// message's (Child: empty when it located none), and the message's
+	// content blocks with theirs (Elements).
+	loc stream.Located
+	// contentAt is where in the record message found the content member's
+	// value, when the checker located it (-1 otherwise).
+	contentAt int
 	// blockType is the type of the assistant record's first block (a
 	// Qwen Code record holds one type).
 	blockType []byte
@@ -169,7 +173,7 @@ func (c *Claude) Checked(line []byte, n int, v stream.Verdict) error {
 		return audit.Invalid(v.Code, n, v.Cause)
 	}
 	c.n = n
-	c.child = v.Child
+	c.loc = v.Located
 	clear(c.unknownAt)
 	var typ, subtype []byte
 	for i := range v.Root {
@@ -377,16 +381,18 @@ func (c *Claude) result(line []byte, root []stream.Span) error {
 // content from the message's members the checker located, when it did,
 // else by a walk of the message.
 func (c *Claude) message(line []byte, root []stream.Span) (content, parent []byte, hasParent bool) {
-	for i := range c.child {
-		if name, value := c.child[i].In(line); string(name) == "content" {
-			content = value
+	child := c.loc.Child
+	c.contentAt = -1
+	for i := range child {
+		if name, value := child[i].In(line); string(name) == "content" {
+			content, c.contentAt = value, int(child[i].ValueStart)
 		}
 	}
 	for i := range root {
 		name, value := root[i].In(line)
 		switch string(name) {
 		case "message":
-			if len(c.child) > 0 {
+			if len(child) > 0 {
 				continue
 			}
 			stream.Members(value, func(n, v []byte) bool {
@@ -438,25 +444,71 @@ func (c *Claude) assistant(line []byte, root []stream.Span) error {
 		c.note(audit.MessageAborted, claudeAssistant)
 	}
 	c.blockType = nil
-	var err error
-	stream.Elements(content, func(block []byte) bool {
-		err = c.assistantBlock(block, sub, aborted, apiError)
-		return err == nil
+	return c.eachBlock(line, content, func(b contentBlock) error {
+		return c.assistantBlock(b, sub, aborted, apiError)
 	})
-	return err
+}
+
+// contentBlock is an element of a message's content array: its value, and
+// its members as the checker located them, or, when it did not, walk set
+// (they are found by walking the value).
+type contentBlock struct {
+	value, line []byte
+	members     []stream.Span
+	walk        bool
+}
+
+// each calls fn with each member of the block, an object.
+func (b *contentBlock) each(fn func(name, value []byte)) {
+	if b.walk {
+		stream.Members(b.value, func(n, v []byte) bool {
+			fn(n, v)
+			return true
+		})
+		return
+	}
+	for i := range b.members {
+		fn(b.members[i].In(b.line))
+	}
+}
+
+// eachBlock calls fn with each element of content, the record's checked
+// message.content array: as the checker located them
+// (Locate.ChildElements), or by walking the array where it did not (it
+// located none of an array longer than it locates, or the message was not
+// located), until fn returns an error.
+func (c *Claude) eachBlock(line, content []byte, fn func(b contentBlock) error) error {
+	els := c.loc.Elements
+	// The located elements are content's when the first one is in it.
+	inside := len(els) > 0 && c.contentAt >= 0 &&
+		int(els[0].ValueStart) > c.contentAt && int(els[0].ValueStart) < c.contentAt+len(content)
+	if c.loc.ElementsCut || !inside {
+		var err error
+		stream.Elements(content, func(v []byte) bool {
+			err = fn(contentBlock{value: v, walk: true})
+			return err == nil
+		})
+		return err
+	}
+	for k := range els {
+		if err := fn(contentBlock{value: els[k].Value(line), line: line, members: c.loc.MembersOf(k)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // assistantBlock takes one content block of an assistant record; aborted
 // says the record was cut off, so a call's input is unknown; apiError that
 // it is the CLI's own notice of an API error, whose text is a stream error
 // rather than narration. Neither flag hides a block (SPEC §9).
-func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error {
-	if stream.TypeOf(block) != stream.Object {
+func (c *Claude) assistantBlock(block contentBlock, sub, aborted, apiError bool) error {
+	if stream.TypeOf(block.value) != stream.Object {
 		return c.violation("assistant.message.content[]")
 	}
 	var typ, id, name, input, caller, text []byte
 	unknown := false
-	stream.Members(block, func(n, v []byte) bool {
+	block.each(func(n, v []byte) {
 		switch string(n) {
 		case "type":
 			typ = v
@@ -476,7 +528,6 @@ func (c *Claude) assistantBlock(block []byte, sub, aborted, apiError bool) error
 		default:
 			unknown = true
 		}
-		return true
 	})
 	if stream.TypeOf(typ) != stream.String {
 		return c.violation("assistant.message.content[]")
@@ -639,32 +690,28 @@ func (c *Claude) user(line []byte, root []stream.Span) error {
 	var structured []byte
 	if c.d.structured {
 		results := 0
-		stream.Elements(content, func(block []byte) bool {
-			if isBlock(block, "tool_result") {
+		c.eachBlock(line, content, func(b contentBlock) error {
+			if b.is("tool_result") {
 				results++
 			}
-			return true
+			return nil
 		})
 		if results == 1 {
 			structured = structuredContent(line, root)
 		}
 	}
-	var err error
-	stream.Elements(content, func(block []byte) bool {
-		err = c.userBlock(block, structured)
-		return err == nil
+	return c.eachBlock(line, content, func(b contentBlock) error {
+		return c.userBlock(b, structured)
 	})
-	return err
 }
 
-func isBlock(block []byte, typ string) bool {
+// is reports whether the block's type is typ.
+func (b *contentBlock) is(typ string) bool {
 	is := false
-	stream.Members(block, func(n, v []byte) bool {
+	b.each(func(n, v []byte) {
 		if string(n) == "type" {
 			is = stream.TextIs(v, typ)
-			return false
 		}
-		return true
 	})
 	return is
 }
@@ -690,13 +737,13 @@ func structuredContent(line []byte, root []stream.Span) []byte {
 	return sc
 }
 
-func (c *Claude) userBlock(block []byte, structured []byte) error {
-	if stream.TypeOf(block) != stream.Object {
+func (c *Claude) userBlock(block contentBlock, structured []byte) error {
+	if stream.TypeOf(block.value) != stream.Object {
 		return c.violation("user.message.content[]")
 	}
 	var typ, id, content, isError []byte
 	unknown := false
-	stream.Members(block, func(n, v []byte) bool {
+	block.each(func(n, v []byte) {
 		switch string(n) {
 		case "type":
 			typ = v
@@ -709,7 +756,6 @@ func (c *Claude) userBlock(block []byte, structured []byte) error {
 		default:
 			unknown = true
 		}
-		return true
 	})
 	if stream.TypeOf(typ) != stream.String {
 		return c.violation("user.message.content[]")
@@ -781,17 +827,19 @@ func (c *Claude) End() error {
 // must pass: no repeated member name anywhere. It locates the record's
 // members that the front end reads (claudeReads).
 func NewClaudeChecker() *stream.Checker {
-	return &stream.Checker{Locate: stream.Locate{Child: "message", Reads: claudeReads}}
+	return &stream.Checker{Locate: stream.Locate{Child: "message", ChildElements: "content", Reads: claudeReads}}
 }
 
-// claudeReads reports whether the front end reads a record member of this
-// name: every other one is ignored, so that a record of two million
-// members is not located member by member (SPEC §1).
+// claudeReads reports whether the front end reads a member of this name
+// of a record, its message or a content block: every other one is
+// ignored, so that an object of two million members is not located
+// member by member (SPEC §1).
 func claudeReads(name []byte) bool {
 	switch string(name) {
 	case "type", "subtype", "supersedes", "mcp_servers", "message", "parent_tool_use_id",
 		"aborted", "is_api_error_message", "tool_use_result", "is_error", "terminal_reason",
-		"qwen_code_version", "content":
+		"qwen_code_version", "content",
+		"text", "id", "name", "input", "caller", "tool_use_id": // a block's
 		return true
 	}
 	return false

@@ -123,6 +123,17 @@ func (x *OpenCodeExport) Event(v []byte, loc stream.Located, i int) error {
 	} else if !stream.TextIs(role, "user") {
 		x.engine.Note(audit.UnknownField, i, oxMessageInfo)
 	}
+	if loc.ElementsCut {
+		// More parts than the checker locates: walked.
+		var err error
+		stream.Elements(parts, func(p []byte) bool {
+			err = x.part(p, assistant)
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	for k := range loc.Elements {
 		if err := x.part(loc.Elements[k].Value(v), assistant); err != nil {
 			return err

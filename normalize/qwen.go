@@ -197,7 +197,7 @@ func (c *Claude) flushAPIErrors(kind audit.EventKind) error {
 // NewQwenChecker returns the JSON checker a Qwen Code stream's records
 // must pass, locating the members the reader reads.
 func NewQwenChecker() *stream.Checker {
-	return &stream.Checker{Locate: stream.Locate{Child: "message", Reads: qwenReads}}
+	return &stream.Checker{Locate: stream.Locate{Child: "message", ChildElements: "content", Reads: qwenReads}}
 }
 
 // qwenReads reports whether the Qwen Code reader reads a record member of

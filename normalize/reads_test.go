@@ -84,6 +84,19 @@ func objectNamed(name string) func(line []byte, c *stream.Checker) [][2]int {
 	}
 }
 
+// claudeObjects are a checked Claude Code or Qwen Code record's message
+// and the message's content blocks, where they are objects (the checker
+// locates them with Locate.Child and ChildElements).
+func claudeObjects(line []byte, c *stream.Checker) [][2]int {
+	objects := objectNamed("message")(line, c)
+	for _, sp := range c.Elements {
+		if stream.TypeOf(sp.Value(line)) == stream.Object {
+			objects = append(objects, [2]int{int(sp.ValueStart), int(sp.ValueEnd) - 1})
+		}
+	}
+	return objects
+}
+
 // TestReadsCoversWhatIsRead checks each JSONL front end's Locate.Reads
 // against every real capture and fixture: with 20 unknown members before
 // and after the members of every object it reads, which puts those past
@@ -96,16 +109,18 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 	real, _ := filepath.Glob("../testdata/codex/real/*/*.jsonl")
 	codex = append(codex, real...)
 	claude, _ := filepath.Glob("../testdata/claude/real/*/*.jsonl")
+	qwen, _ := filepath.Glob("../testdata/qwen/real/*/*.jsonl")
 	gemini, _ := filepath.Glob("../testdata/gemini/real/*/*.jsonl")
 	pi, _ := filepath.Glob("../testdata/pi/real/*/*.jsonl")
 	opencode, _ := filepath.Glob("../testdata/opencode/real/*/*.jsonl")
 	copilot, _ := filepath.Glob("../testdata/copilot/real/*/*.jsonl")
 	cline, _ := filepath.Glob("../testdata/cline/real/*/*.jsonl")
-	if len(codex) < 10 || len(claude) < 10 || len(gemini) < 10 || len(pi) < 10 || len(opencode) < 10 || len(copilot) < 10 || len(cline) < 10 {
+	if len(codex) < 10 || len(claude) < 10 || len(qwen) < 10 || len(gemini) < 10 || len(pi) < 10 || len(opencode) < 10 || len(copilot) < 10 || len(cline) < 10 {
 		t.Fatalf("%d codex, %d Claude Code, %d Gemini, %d Pi, %d OpenCode, %d Copilot CLI and %d Cline captures, want the real ones",
 			len(codex), len(claude), len(gemini), len(pi), len(opencode), len(copilot), len(cline))
 	}
 	none := func([]byte, *stream.Checker) [][2]int { return nil }
+	claudeLocate := stream.Locate{Child: "message", ChildElements: "content"}
 	codexLocate := lifecycle.Locate
 	codexLocate.Reads = nil
 	for _, tc := range []struct {
@@ -118,8 +133,13 @@ func TestReadsCoversWhatIsRead(t *testing.T) {
 	}{
 		{"codex", codex, stream.Checker{Locate: codexLocate}, codexObjects,
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadCodex(r, audit.DefaultRules(false)) }, 1},
-		{"claude", claude, stream.Checker{}, none,
-			func(r *bytes.Reader) normalize.Input { return normalize.ReadClaude(r, audit.DefaultRules(false)) }, 0},
+		// The message and its content blocks are padded too: an unknown
+		// member of a tool_use or tool_result block is noted, once per
+		// record and place.
+		{"claude", claude, stream.Checker{Locate: claudeLocate}, claudeObjects,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadClaude(r, audit.DefaultRules(false)) }, 1},
+		{"qwen", qwen, stream.Checker{Locate: claudeLocate}, claudeObjects,
+			func(r *bytes.Reader) normalize.Input { return normalize.ReadQwen(r, audit.DefaultRules(false)) }, 1},
 		// Gemini CLI records are closed: one unknown member is as many.
 		{"gemini", gemini, stream.Checker{}, none,
 			func(r *bytes.Reader) normalize.Input { return normalize.ReadGemini(r, audit.DefaultRules(false)) }, 1},

@@ -8,6 +8,9 @@ var AppendMembers = appendMembers
 // LocateAll is locateAll, for the external fuzz tests.
 const LocateAll = locateAll
 
+// MaxElements is maxElements, for the external fuzz tests.
+const MaxElements = maxElements
+
 // SameFields is sameFields, for the external fuzz tests.
 var SameFields = sameFields
 

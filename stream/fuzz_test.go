@@ -206,6 +206,8 @@ func FuzzChecker(f *testing.F) {
 		`{"item":{"result":{"a":1,"b":{"result":{"c":2}}}},"result":{"x":1}}`, `{"item":{"result":[{"a":1}]}}`,
 		`{"x":{"item":{"result":{"a":1}}}}`, `{"item":{"result":{"a":1,"a":2}}}`,
 		`{"items":[1, {"items":[2]}, [3], "x"],"item":{"items":[4]}}`, `{"items":{"a":[1]}}`,
+		`{"item":{"items":[{"a":1,"b":{"c":2}},{},3,{"d":"\u0065"}]},"items":[{"x":[1]},{"\u0079":2}]}`,
+		`{"items":[` + strings.Repeat(`{"a":1},`, 256) + `{"b":2}]}`, `{"items":[` + strings.Repeat(`{},`, 255) + `{}]}`,
 		strings.Repeat(`{"a":`, 127) + `1` + strings.Repeat(`}`, 127),
 		strings.Repeat(`[`, 127) + strings.Repeat(`]`, 127),
 		`{"a":` + strings.Repeat(`[`, 128) + strings.Repeat(`]`, 128) + `}`,
@@ -275,9 +277,13 @@ func FuzzChecker(f *testing.F) {
 		if got := fzFields(in, c.Grandchild); !stream.SameFields(got, result) {
 			t.Fatalf("recorded result members %q, want %q", got, result)
 		}
-		if got, want := stream.SpanValues(in, c.Elements), stream.ElementsOf(root, "items"); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
-			t.Fatalf("recorded items elements %q, want %q", got, want)
+		fzElements(t, in, &c.Located, stream.ElementsOf(root, "items"))
+		// The same of the item's items, with Locate.ChildElements.
+		ce := stream.Checker{Locate: stream.Locate{Child: "item", ChildElements: "items"}}
+		if got := ce.Check(in); got != 0 {
+			t.Fatalf("with ChildElements: got %v, want acceptance", got)
 		}
+		fzElements(t, in, &ce.Located, stream.ElementsOf(item, "items"))
 		// A located member's Text is its value unquoted, and PlainString
 		// says exactly whether the value is a string with no escape.
 		for _, spans := range [][]stream.Span{c.Root, c.Child, c.Grandchild} {
@@ -365,6 +371,36 @@ func fzFields(b []byte, spans []stream.Span) []stream.Field {
 		fs = append(fs, stream.Field{Name: name, Value: value})
 	}
 	return fs
+}
+
+// fzElements fails t unless loc locates exactly the elements want (a
+// plain walk's) and, of each that is an object, its members as a plain
+// walk finds them; or, for more than MaxElements, none and ElementsCut.
+func fzElements(t *testing.T, in []byte, loc *stream.Located, want [][]byte) {
+	t.Helper()
+	if len(want) > stream.MaxElements {
+		if !loc.ElementsCut || len(loc.Elements) != 0 || len(loc.ElementMembers) != 0 {
+			t.Fatalf("%d elements: cut %v, %d located, want none", len(want), loc.ElementsCut, len(loc.Elements))
+		}
+		return
+	}
+	if loc.ElementsCut {
+		t.Fatalf("%d elements: cut", len(want))
+	}
+	if got := stream.SpanValues(in, loc.Elements); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Fatalf("located elements %q, want %q", got, want)
+	}
+	total := 0
+	for k := range loc.Elements {
+		got := fzFields(in, loc.MembersOf(k))
+		total += len(got)
+		if all := stream.AppendMembers(nil, want[k]); !stream.SameFields(got, all) {
+			t.Fatalf("element %d: located members %q, want %q", k, got, all)
+		}
+	}
+	if total != len(loc.ElementMembers) {
+		t.Fatalf("%d element members located, %d belong to elements", len(loc.ElementMembers), total)
+	}
 }
 
 // fzDepth is the deepest nesting of the valid JSON text b.

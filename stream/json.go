@@ -56,8 +56,11 @@ type Locate struct {
 
 	// Elements names a member of the record whose array's elements are
 	// located (Located.Elements), so that a caller need not walk the
-	// array to find them; "" locates none.
-	Elements string
+	// array to find them; "" locates none. ChildElements is the same for
+	// a member of the Child object; a caller names one of the two. The
+	// members of an element that is an object are located too, as a
+	// located object's are (Located.MembersOf).
+	Elements, ChildElements string
 
 	// Reads, when set, says which member names the caller reads in the
 	// located objects. Past an object's first locateAll members, only
@@ -77,11 +80,28 @@ const locateAll = 16
 // under its Locate.Child member (Child) and of the object under that one's
 // Locate.Grandchild member (Grandchild). A slice is empty when there is no
 // such object. Elements locates the elements of the array under the
-// record's Locate.Elements member (their values; no names): a Checker and
-// a Document give them, a Prefetch does not.
+// record's Locate.Elements member, or the Child's Locate.ChildElements
+// member (their values), and ElementMembers the members of those that are
+// objects (see MembersOf), unless the array has more than maxElements
+// elements: then none is, and ElementsCut is set, so that a hostile array
+// costs no span per element (the caller walks it).
 type Located struct {
 	Root, Child, Grandchild []Span
 	Elements                []Span
+	ElementMembers          []Span
+	ElementsCut             bool
+}
+
+// maxElements is how many elements of an array Locate names may be
+// located: real content arrays and parts lists hold a few.
+const maxElements = 256
+
+// MembersOf returns the located members of element k (Elements[k]): none
+// when it is not an object. An element's span holds, in place of a name,
+// where its members are in ElementMembers.
+func (l *Located) MembersOf(k int) []Span {
+	e := &l.Elements[k]
+	return l.ElementMembers[e.NameStart:e.NameEnd:e.NameEnd]
 }
 
 // at says which located object, if any, the checker is in.
@@ -92,6 +112,7 @@ const (
 	atRoot
 	atChild
 	atGrandchild
+	atElement // an object that is an element Locate names
 )
 
 // Span locates a member in a checked record: the name's text between its
@@ -166,6 +187,7 @@ func (c *Checker) Check(b []byte) audit.Code {
 // start resets the checker for a new input.
 func (c *Checker) start(b []byte) {
 	c.Root, c.Child, c.Grandchild, c.Elements = c.Root[:0], c.Child[:0], c.Grandchild[:0], c.Elements[:0]
+	c.ElementMembers, c.ElementsCut = c.ElementMembers[:0], false
 	c.b = b
 	c.cause = nil
 }
@@ -242,13 +264,30 @@ func (c *Checker) array(i, depth int, locate bool) (int, audit.Code) {
 	if uint(i) < uint(len(b)) && b[i] == ']' {
 		return i + 1, 0
 	}
+	elements, members := len(c.Elements), len(c.ElementMembers)
 	for {
-		end, code := c.value(i, depth)
+		var end int
+		var code audit.Code
+		if locate && uint(i) < uint(len(b)) && b[i] == '{' {
+			m := len(c.ElementMembers)
+			end, code = c.object(i, depth+1, atElement)
+			if code == 0 {
+				c.Elements = append(c.Elements, Span{NameStart: int32(m), NameEnd: int32(len(c.ElementMembers)), ValueStart: int32(i), ValueEnd: int32(end)})
+			}
+		} else {
+			end, code = c.value(i, depth)
+			if code == 0 && locate {
+				n := int32(len(c.ElementMembers))
+				c.Elements = append(c.Elements, Span{NameStart: n, NameEnd: n, ValueStart: int32(i), ValueEnd: int32(end)})
+			}
+		}
 		if code != 0 {
 			return 0, code
 		}
-		if locate {
-			c.Elements = append(c.Elements, Span{ValueStart: int32(i), ValueEnd: int32(end)})
+		if locate && len(c.Elements)-elements > maxElements {
+			// Too many to locate: none is (Located.ElementsCut).
+			c.Elements, c.ElementMembers = c.Elements[:elements], c.ElementMembers[:members]
+			c.ElementsCut, locate = true, false
 		}
 		i = skipSpace(b, end)
 		if uint(i) >= uint(len(b)) {
@@ -377,7 +416,6 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 			count++
 		}
 		locate := in != atOther && (members < locateAll || c.locates(name, &refused))
-		child := c.locatedChild(in, name)
 		members++
 		nameStart, nameEnd := i, end
 		// Compact JSON has no space around the colon: that is tested first.
@@ -446,11 +484,12 @@ func (c *Checker) members(i, depth int, in at) (int, audit.Code) {
 				return c.fail(audit.NestingTooDeep, nil)
 			}
 			large := c.large.n
-			if end, code = c.members(i, depth+1, child); c.large.n > large {
+			if end, code = c.members(i, depth+1, c.locatedChild(in, name)); c.large.n > large {
 				end, code = c.largeEnd(large, end, code)
 			}
 		case '[':
-			end, code = c.array(i, depth+1, in == atRoot && isName(name, c.Locate.Elements))
+			end, code = c.array(i, depth+1, in == atRoot && isName(name, c.Locate.Elements) ||
+				in == atChild && isName(name, c.Locate.ChildElements))
 		default:
 			end, code = c.value(i, depth)
 		}
@@ -491,6 +530,8 @@ func (c *Checker) located(in at, sp Span) {
 		spans = &c.Root
 	case atChild:
 		spans = &c.Child
+	case atElement:
+		spans = &c.ElementMembers
 	}
 	*spans = append(*spans, sp)
 }

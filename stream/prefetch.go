@@ -89,10 +89,22 @@ const (
 type lineRef struct {
 	start, end int32 // the record is buf[start:end]
 	// With a checker: the record's located members are spans[root:child],
-	// spans[child:grandchild] and spans[grandchild:spansEnd].
-	root, child, grandchild, spansEnd int32
-	bytes                             int64 // input bytes consumed with the record
+	// spans[child:grandchild] and spans[grandchild:spansEnd]; with elems
+	// set, spans[grandchild:elements], and its located elements are
+	// spans[elements:members] and their members spans[members:spansEnd].
+	root, child, grandchild, elements, members, spansEnd int32
+	elems                                                elems
+	bytes                                                int64 // input bytes consumed with the record
 }
+
+// elems says what a record's checker located of Locate's elements.
+type elems uint8
+
+const (
+	noElements elems = iota // none (most records)
+	elementsLocated
+	elementsCut // Located.ElementsCut
+)
 
 // position is where the input stood when a batch's error was returned.
 type position struct {
@@ -249,9 +261,9 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 				b.lines = b.lines[:k+1]
 				break
 			}
-			// The record's, then the child's and the grandchild's spans,
-			// each copied only when there is one (most records have no
-			// grandchild, many no child).
+			// The record's, then the child's, the grandchild's and the
+			// elements' spans, each copied only when there is one (most
+			// records have no grandchild, many no child).
 			ref.root = int32(len(spans))
 			spans = append(spans, c.Root...)
 			ref.child = int32(len(spans))
@@ -261,6 +273,15 @@ func (p *Prefetch) checkAll(c *Checker, in <-chan *batch) {
 			ref.grandchild = int32(len(spans))
 			if len(c.Grandchild) > 0 {
 				spans = append(spans, c.Grandchild...)
+			}
+			ref.elems = noElements
+			if len(c.Elements) > 0 {
+				ref.elems, ref.elements = elementsLocated, int32(len(spans))
+				spans = append(spans, c.Elements...)
+				ref.members = int32(len(spans))
+				spans = append(spans, c.ElementMembers...)
+			} else if c.ElementsCut {
+				ref.elems = elementsCut
 			}
 			ref.spansEnd = int32(len(spans))
 		}
@@ -328,10 +349,21 @@ func (p *Prefetch) Checked() Verdict {
 	ref := &b.lines[k]
 	spans := b.spans[ref.root:ref.spansEnd:ref.spansEnd]
 	child, grandchild := ref.child-ref.root, ref.grandchild-ref.root
+	if ref.elems != elementsLocated {
+		return Verdict{Located: Located{
+			Root:        spans[:child:child],
+			Child:       spans[child:grandchild:grandchild],
+			Grandchild:  spans[grandchild:],
+			ElementsCut: ref.elems == elementsCut,
+		}}
+	}
+	elements, members := ref.elements-ref.root, ref.members-ref.root
 	return Verdict{Located: Located{
-		Root:       spans[:child:child],
-		Child:      spans[child:grandchild:grandchild],
-		Grandchild: spans[grandchild:],
+		Root:           spans[:child:child],
+		Child:          spans[child:grandchild:grandchild],
+		Grandchild:     spans[grandchild:elements:elements],
+		Elements:       spans[elements:members:members],
+		ElementMembers: spans[members:],
 	}}
 }
 

@@ -117,6 +117,8 @@ func prefetchInputs(t testing.TB) map[string][]byte {
 	in["too large"] = []byte(strings.Repeat(long, MaxBytes/len(long)+1))
 	in["malformed late"] = []byte(many + `{"type":}` + "\n" + many)
 	in["duplicate late"] = []byte(many + `{"a":1,"a":2}` + "\n")
+	in["item elements"] = []byte(strings.Repeat(`{"type":"item.completed","item":{"id":"i","items":[{"a":1,"b":"x"},2,{}]}}`+"\n"+
+		`{"type":"x","item":{"items":[`+strings.Repeat(`{"k":1},`, 300)+`{}]}}`+"\n", 500))
 	in["web_search ids"] = []byte(strings.Repeat(`{"type":"item.completed","item":{"id":"item_1","type":"web_search","id":"ws","query":"q"}}`+"\n", 2000))
 	in["malformed after long"] = []byte(long + long + "{\n" + many)
 	// longer than a product batch: lent to the batch, not copied
@@ -132,17 +134,21 @@ func prefetchInputs(t testing.TB) map[string][]byte {
 func sameCheckedPrefetch(t *testing.T, name string, in []byte, sizes []batchSize) {
 	t.Helper()
 	for _, size := range sizes {
-		p := newPrefetch(NewLines(bytes.NewReader(in)), &Checker{Locate: codexLocate}, size.bytes, size.lines)
+		p := newPrefetch(NewLines(bytes.NewReader(in)), &Checker{Locate: prefetchLocate}, size.bytes, size.lines)
 		sameChecked(t, name, in, p)
 		p.Close()
 	}
 }
 
+// prefetchLocate locates everything a Checker can: codex's item and its
+// result, and the item's items with their members.
+var prefetchLocate = Locate{Child: "item", Grandchild: "result", TwiceInChild: "id", ChildElements: "items"}
+
 func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 	t.Helper()
 	l := NewLines(bytes.NewReader(in))
 	var c Checker
-	c.Locate = codexLocate
+	c.Locate = prefetchLocate
 	for n := 1; ; n++ {
 		want, wantErr := l.Next()
 		got, gotErr := p.Next()
@@ -177,6 +183,9 @@ func sameChecked(t *testing.T, name string, in []byte, p *Prefetch) {
 		}
 		if !slices.Equal(v.Root, c.Root) || !slices.Equal(v.Child, c.Child) || !slices.Equal(v.Grandchild, c.Grandchild) {
 			t.Fatalf("%s: step %d: members %v %v %v, want %v %v %v", name, n, v.Root, v.Child, v.Grandchild, c.Root, c.Child, c.Grandchild)
+		}
+		if !slices.Equal(v.Elements, c.Elements) || !slices.Equal(v.ElementMembers, c.ElementMembers) || v.ElementsCut != c.ElementsCut {
+			t.Fatalf("%s: step %d: elements %v %v %v, want %v %v %v", name, n, v.Elements, v.ElementMembers, v.ElementsCut, c.Elements, c.ElementMembers, c.ElementsCut)
 		}
 	}
 }

@@ -77,8 +77,11 @@ func Members(obj []byte, fn func(name, value []byte) bool) {
 	}
 	i = skipSpace(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
-		end := skipString(obj, i)
-		name := Unquote(obj[i:end])
+		end, plain := skipQuoted(obj, i)
+		name := obj[i+1 : end-1]
+		if !plain {
+			name = Unquote(obj[i:end])
+		}
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
 			return
@@ -159,12 +162,19 @@ func TextIs(v []byte, s string) bool {
 }
 
 // skipString returns the index just past the checked string at b[i]: the
-// first quote not escaped by an odd run of backslashes. Most strings a
-// decoder steps over are short (names, types, ids): their end is found
-// in their first two words here, without a call; the rest of a longer
-// one, from its first special byte, by closingQuote.
+// first quote not escaped by an odd run of backslashes.
 func skipString(b []byte, i int) int {
-	end := i + 1
+	end, _ := skipQuoted(b, i)
+	return end
+}
+
+// skipQuoted is skipString, and says whether the string was found plain:
+// no escape in it. Most strings a decoder steps over are short (names,
+// types, ids): their end is found in their first two words here, without
+// a call; the rest of a longer one, from its first special byte, by
+// closingQuote (plain is then false, whatever the string holds).
+func skipQuoted(b []byte, i int) (end int, plain bool) {
+	end = i + 1
 	if end >= 0 && end < len(b)-16 {
 		if s := specialBytes(binary.LittleEndian.Uint64(b[end:])); s != 0 {
 			end += bits.TrailingZeros64(s) / 8
@@ -174,14 +184,14 @@ func skipString(b []byte, i int) int {
 			end += 16
 		}
 		if b[end] == '"' {
-			return end + 1
+			return end + 1, true
 		}
 	}
 	q, _ := closingQuote(b, end)
 	if q < 0 {
-		return len(b)
+		return len(b), false
 	}
-	return q + 1
+	return q + 1, false
 }
 
 // skipValue returns the index just past the checked value at b[i].

@@ -565,6 +565,9 @@ func TestSkipString(t *testing.T) {
 					if got, want := skipString(b, 0), slow(b, 0); got != want {
 						t.Fatalf("skipString(%q) = %d, want %d", b, got, want)
 					}
+					if end, plain := skipQuoted(b, 0); plain && bytes.IndexByte(b[:end], '\\') >= 0 {
+						t.Fatalf("skipQuoted(%q) says plain", b)
+					}
 					// Cut before its closing quote: never past the end.
 					cut := b[:1+len(body)]
 					if got, want := skipString(cut, 0), slow(cut, 0); got != want {
