@@ -649,3 +649,26 @@ func TestCheckerLocateIsTheCallers(t *testing.T) {
 		t.Errorf("a twice-named member allowed by Locate: %s, want accepted", codeName(code))
 	}
 }
+
+// TestElementsBounded: an array Locate names with more elements than are
+// located costs no span per element: none is located, ElementsCut says
+// so, and the spans' storage stays that of maxElements, whatever the
+// array's length; the next record starts afresh.
+func TestElementsBounded(t *testing.T) {
+	c := Checker{Locate: Locate{Child: "message", ChildElements: "content"}}
+	for _, el := range []string{`1`, `{"type":"text","text":"x"}`} {
+		rec := []byte(`{"message":{"content":[` + strings.Repeat(el+",", 200_000) + el + `]}}`)
+		if code := c.Check(rec); code != 0 {
+			t.Fatalf("%s: code %v", el, code)
+		}
+		if !c.ElementsCut || len(c.Elements) != 0 || len(c.ElementMembers) != 0 {
+			t.Fatalf("%s: cut %v, %d elements and %d members located", el, c.ElementsCut, len(c.Elements), len(c.ElementMembers))
+		}
+		if cap(c.Elements) > 2*maxElements || cap(c.ElementMembers) > 8*maxElements {
+			t.Fatalf("%s: spans' storage %d and %d for %d located at most", el, cap(c.Elements), cap(c.ElementMembers), maxElements)
+		}
+		if code := c.Check([]byte(`{"message":{"content":[` + el + `]}}`)); code != 0 || c.ElementsCut || len(c.Elements) != 1 {
+			t.Fatalf("%s: the next record: code %v, cut %v, %d elements", el, code, c.ElementsCut, len(c.Elements))
+		}
+	}
+}
