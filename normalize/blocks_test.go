@@ -109,35 +109,13 @@ func TestExportPartsLocatedOrWalked(t *testing.T) {
 	if len(files) < 10 {
 		t.Fatalf("%d exports, want the real ones", len(files))
 	}
-	padded := func(b []byte, n int) []byte {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var doc map[string]any
-		if err := dec.Decode(&doc); err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range doc["messages"].([]any) {
-			msg := m.(map[string]any)
-			parts := msg["parts"].([]any)
-			pad := make([]any, n, n+len(parts))
-			for i := range pad {
-				pad[i] = map[string]any{"type": "step-start"}
-			}
-			msg["parts"] = append(pad, parts...)
-		}
-		out, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
 	for _, path := range files {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		read := func(n int) string {
-			return outcomeOf(ReadOpenCodeExport(bytes.NewReader(padded(b, n)), audit.DefaultRules(false)))
+			return outcomeOf(ReadOpenCodeExport(bytes.NewReader(paddedExport(t, b, n, 0)), audit.DefaultRules(false)))
 		}
 		want := read(0)
 		for _, n := range []int{200, 300} {
@@ -146,4 +124,61 @@ func TestExportPartsLocatedOrWalked(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExportReadsCoversParts: the export's Locate.Reads names every
+// member of a part its reader reads. Each real export with 20 unknown
+// members before and after every part's own, which puts those past the
+// first 16 of the part, where only the names Reads accepts are located,
+// concludes what it concludes with one before and after.
+func TestExportReadsCoversParts(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/opencode/real/*/*.export.json")
+	if len(files) < 10 {
+		t.Fatalf("%d exports, want the real ones", len(files))
+	}
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := func(n int) string {
+			return outcomeOf(ReadOpenCodeExport(bytes.NewReader(paddedExport(t, b, 0, n)), audit.DefaultRules(false)))
+		}
+		if got, want := read(20), read(1); got != want {
+			t.Errorf("%s with 20 unknown members around each part's:\n%s\nwant (1 around):\n%s", path, got, want)
+		}
+	}
+}
+
+// paddedExport is the export b with n step-start parts before each
+// message's own, and around each part's members m unknown ones (named to
+// sort first and last: encoding/json writes a map's members sorted).
+func paddedExport(t *testing.T, b []byte, n, m int) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range doc["messages"].([]any) {
+		msg := msg.(map[string]any)
+		parts := msg["parts"].([]any)
+		for _, p := range parts {
+			for k := range m {
+				p.(map[string]any)[fmt.Sprintf("AAA%02d", k)] = 0
+				p.(map[string]any)[fmt.Sprintf("zzz%02d", k)] = 0
+			}
+		}
+		pad := make([]any, n, n+len(parts))
+		for i := range pad {
+			pad[i] = map[string]any{"type": "step-start"}
+		}
+		msg["parts"] = append(pad, parts...)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -67,9 +67,9 @@ func (p *ocPart) set(name, value []byte) {
 	}
 }
 
-// readOCPart reads a part by walking its members (an export's parts,
-// which its Document locates by value only). Every member is visited:
-// a text part's tool members are looked for too.
+// readOCPart reads a part by walking its members (an export message's
+// parts when there are more than its Document locates). Every member is
+// visited: a text part's tool members are looked for too.
 func readOCPart(v []byte) ocPart {
 	var p ocPart
 	stream.Members(v, func(n, value []byte) bool {
@@ -80,7 +80,8 @@ func readOCPart(v []byte) ocPart {
 }
 
 // locatedOCPart reads a part its checker located (a run record's part,
-// Locate.Child): no second walk of its members, whose text can be long.
+// Locate.Child, or an export's, Locate.Elements): no second walk of its
+// members, whose text can be long.
 func locatedOCPart(line []byte, part []stream.Span) ocPart {
 	var p ocPart
 	for i := range part {

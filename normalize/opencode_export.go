@@ -85,10 +85,12 @@ func (x *OpenCodeExport) Harness() string { return "opencode" }
 // oxLocate is what the document's checker locates in each message, as it
 // checks it, so that Event need not walk the message for them: its info
 // and parts, info's role, error, time and finish, time's completed, and
-// the parts themselves.
+// the parts themselves with their members (a part's type, and a tool
+// part's tool, callID, state and reason).
 var oxLocate = stream.Locate{Child: "info", Grandchild: "time", Elements: "parts", Reads: func(name []byte) bool {
 	switch string(name) {
-	case "info", "parts", "role", "error", "time", "finish", "completed":
+	case "info", "parts", "role", "error", "time", "finish", "completed",
+		"type", "tool", "callID", "state", "reason":
 		return true
 	}
 	return false
@@ -127,7 +129,7 @@ func (x *OpenCodeExport) Event(v []byte, loc stream.Located, i int) error {
 		// More parts than the checker locates: walked.
 		var err error
 		stream.Elements(parts, func(p []byte) bool {
-			err = x.part(p, assistant)
+			err = x.part(p, readOCPart(p), assistant)
 			return err == nil
 		})
 		if err != nil {
@@ -135,18 +137,18 @@ func (x *OpenCodeExport) Event(v []byte, loc stream.Located, i int) error {
 		}
 	}
 	for k := range loc.Elements {
-		if err := x.part(loc.Elements[k].Value(v), assistant); err != nil {
+		if err := x.part(loc.Elements[k].Value(v), locatedOCPart(v, loc.MembersOf(k)), assistant); err != nil {
 			return err
 		}
 	}
 	return x.add(audit.Event{Kind: audit.EventCounted, Where: oxMessageInfo})
 }
 
-func (x *OpenCodeExport) part(v []byte, assistant bool) error {
+// part takes one part, v, its members read (p).
+func (x *OpenCodeExport) part(v []byte, p ocPart, assistant bool) error {
 	if stream.TypeOf(v) != stream.Object {
 		return x.invalid(audit.SchemaViolation, "messages[].parts[].type")
 	}
-	p := readOCPart(v)
 	if stream.TypeOf(p.typ) != stream.String {
 		return x.invalid(audit.SchemaViolation, "messages[].parts[].type")
 	}
