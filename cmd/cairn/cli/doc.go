@@ -5,8 +5,19 @@
 //
 //	cairn eval protocol (--codex-jsonl PATH | --claude-jsonl PATH | --gemini-jsonl PATH | --pi-jsonl PATH | --opencode-jsonl PATH | --opencode-export PATH | --copilot-jsonl PATH | --qwen-jsonl PATH | --cline-jsonl PATH | --trajectory PATH)
 //	                    [--json | --output FORMAT] [--fail-on LIST] [--sarif-uri URI] [--capture-authorized]
+//	                    [--catalog NAME | --catalog-file PATH] [--memory-server NAME...]
 //	cairn eval batch --format FORMAT [--json | --output FORMAT] [--fail-on LIST] [--sarif-uri URI...]
-//	                 [--capture-authorized] [--jobs N] PATH...
+//	                 [--capture-authorized] [--catalog NAME | --catalog-file PATH] [--memory-server NAME...]
+//	                 [--jobs N] [--paths-from FILE [--null]] [--shard I/N] [PATH...]
+//	cairn eval summarize [--json] [FILE...]
+//	cairn catalog list [--json]
+//	cairn catalog show [NAME | --file PATH] [--memory-server NAME...]
+//	cairn catalog check [PATH | --catalog NAME] [--tools-list FILE] [--json]
+//	cairn catalog derive --tools-list FILE --name NAME/N --server NAME... --search TOOL=SCOPE...
+//	cairn explain [CODE | --list] [--json]
+//	cairn version [--json]
+//	cairn completion (bash | zsh | fish)
+//	cairn help [COMMAND...]
 //
 // Main is the whole program, importable so that a testscript suite can run
 // cairn as a command without installing it:
