@@ -3,7 +3,6 @@
 package leaktest
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,21 +26,14 @@ import (
 // unless the report's own vocabulary holds it.
 func FuzzAuditClaude(f *testing.F) {
 	// The newest captures only: the seed run is part of every go test.
-	seeds := fzClaudeSeeds(f, "2.1.332")
-	vocab := fzClaudeVocabulary(seeds)
-	for _, b := range seeds {
-		f.Add(b)
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		f.Add(bytes.Join(lines[:len(lines)/2], nil))                 // cut short
-		f.Add(bytes.Join(append([][]byte{lines[0]}, lines...), nil)) // init twice
-		f.Add(bytes.ReplaceAll(b, []byte(`"result"`), []byte(`"MARKERrecord1"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"ToolSearch"`), []byte(`"mcp__cairn-memory__memory_delete"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"cairn-memory"`), []byte(`"MARKERserver9"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
-	}
-	f.Add([]byte{})
-	f.Add([]byte("\xef\xbb\xbf{}"))
-	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--claude-jsonl", audit.FormatClaude, in) })
+	rowFuzz{flag: "--claude-jsonl", format: audit.FormatClaude, seeds: fzClaudeSeeds(f, "2.1.332"),
+		again: firstAgain, // init twice
+		swaps: []string{
+			`"result"`, `"MARKERrecord1"`,
+			`"ToolSearch"`, `"mcp__cairn-memory__memory_delete"`,
+			`"cairn-memory"`, `"MARKERserver9"`,
+		},
+		extra: [][]byte{[]byte("\xef\xbb\xbf{}")}}.run(f)
 }
 
 // fzClaudeSeeds are the real Claude Code captures of version ("*": every
@@ -89,9 +81,6 @@ func claudeScriptCases(tb testing.TB) []claudeCase {
 	}
 	return out
 }
-
-// fzClaudeVocabulary is fzVocabulary for Claude Code streams.
-func fzClaudeVocabulary(seeds [][]byte) string { return fzRowVocabulary(audit.FormatClaude, seeds) }
 
 // fzRowVocabulary is fzVocabulary for a JSONL format of the table: its
 // harness, its places, the code texts and what cairn prints on seeds.

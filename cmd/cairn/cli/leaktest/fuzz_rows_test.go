@@ -21,67 +21,81 @@ import (
 // exit code agrees with the report, every where is one of the format's
 // places, and no piece of the input reaches stdout or stderr.
 func FuzzAuditGemini(f *testing.F) {
-	seeds := fzRowSeeds(f, "gemini", "0.61.0")
-	vocab := fzRowVocabulary(audit.FormatGemini, seeds)
-	for _, b := range seeds {
-		f.Add(b)
-		if clitest.Race {
-			continue // the seed run under the race detector: the seeds alone
-		}
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		f.Add(bytes.Join(lines[:len(lines)/2], nil))                 // cut short
-		f.Add(bytes.Join(append([][]byte{lines[0]}, lines...), nil)) // init twice
-		f.Add(bytes.ReplaceAll(b, []byte(`"update_topic"`), []byte(`"mcp_cairn-memory_memory_delete"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"success"`), []byte(`"MARKERstatus1"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"tool_result"`), []byte(`"MARKERrecord1"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
-	}
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--gemini-jsonl", audit.FormatGemini, in) })
+	rowFuzz{flag: "--gemini-jsonl", format: audit.FormatGemini, seeds: fzRowSeeds(f, "gemini", "0.61.0"),
+		again: firstAgain, // init twice
+		swaps: []string{
+			`"update_topic"`, `"mcp_cairn-memory_memory_delete"`,
+			`"success"`, `"MARKERstatus1"`,
+			`"tool_result"`, `"MARKERrecord1"`,
+		}}.run(f)
 }
 
 // FuzzAuditPi is FuzzAuditGemini for --pi-jsonl (SPEC §12).
 func FuzzAuditPi(f *testing.F) {
-	seeds := fzRowSeeds(f, "pi", "1.6.0")
-	vocab := fzRowVocabulary(audit.FormatPi, seeds)
-	for _, b := range seeds {
-		f.Add(b)
-		if clitest.Race {
-			continue // the seed run under the race detector: the seeds alone
-		}
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		f.Add(bytes.Join(lines[:len(lines)/2], nil))                 // cut short
-		f.Add(bytes.Join(append([][]byte{lines[0]}, lines...), nil)) // session twice
-		f.Add(bytes.ReplaceAll(b, []byte(`"codemode"`), []byte(`"mcp__cairn_memory__memory_delete"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"toolCall"`), []byte(`"MARKERblock1"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"parentToolCallId"`), []byte(`"MARKERmember1"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
-	}
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--pi-jsonl", audit.FormatPi, in) })
+	rowFuzz{flag: "--pi-jsonl", format: audit.FormatPi, seeds: fzRowSeeds(f, "pi", "1.6.0"),
+		again: firstAgain, // session twice
+		swaps: []string{
+			`"codemode"`, `"mcp__cairn_memory__memory_delete"`,
+			`"toolCall"`, `"MARKERblock1"`,
+			`"parentToolCallId"`, `"MARKERmember1"`,
+		}}.run(f)
 }
 
 // FuzzAuditCopilot is FuzzAuditGemini for --copilot-jsonl (SPEC §17),
 // seeded from the real 1.0.102 captures and copilot_stream.txtar.
 func FuzzAuditCopilot(f *testing.F) {
-	seeds := fzRowSeeds(f, "copilot", "1.0.102")
-	vocab := fzRowVocabulary(audit.FormatCopilot, seeds)
-	for _, b := range seeds {
+	rowFuzz{flag: "--copilot-jsonl", format: audit.FormatCopilot, seeds: fzRowSeeds(f, "copilot", "1.0.102"),
+		again: allAgain, // run twice
+		swaps: []string{
+			`"task"`, `"cairn-memory-memory_delete"`,
+			`"success":true`, `"success":false`,
+			`"abort"`, `"MARKERrecord1"`,
+			`"parentToolCallId"`, `"MARKERmember1"`,
+		}}.run(f)
+}
+
+// rowFuzz is a CLI-level fuzz target of a JSONL format, with
+// FuzzAuditClaude's properties (fuzzAuditInput): its flag and format, its
+// seeds, and the inputs made from each: cut short, with lines again (again,
+// when set), with each of swaps' replacements (pairs: old, new), and with
+// a marker in every string; then extra.
+type rowFuzz struct {
+	flag, format string
+	seeds        [][]byte
+	again        func(lines [][]byte) [][]byte
+	swaps        []string
+	extra        [][]byte
+}
+
+// firstAgain is a stream's lines with its first line twice: its init,
+// session or main agent twice.
+func firstAgain(lines [][]byte) [][]byte { return append([][]byte{lines[0]}, lines...) }
+
+// allAgain is a stream's lines twice over: the whole run twice.
+func allAgain(lines [][]byte) [][]byte { return append(lines[:len(lines):len(lines)], lines...) }
+
+func (r rowFuzz) run(f *testing.F) {
+	vocab := fzRowVocabulary(r.format, r.seeds)
+	for _, b := range r.seeds {
 		f.Add(b)
 		if clitest.Race {
 			continue // the seed run under the race detector: the seeds alone
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))
-		f.Add(bytes.Join(lines[:len(lines)/2], nil))                            // cut short
-		f.Add(bytes.Join(append(lines[:len(lines):len(lines)], lines...), nil)) // run twice
-		f.Add(bytes.ReplaceAll(b, []byte(`"task"`), []byte(`"cairn-memory-memory_delete"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"success":true`), []byte(`"success":false`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"abort"`), []byte(`"MARKERrecord1"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"parentToolCallId"`), []byte(`"MARKERmember1"`)))
+		f.Add(bytes.Join(lines[:len(lines)/2], nil)) // cut short
+		if r.again != nil {
+			f.Add(bytes.Join(r.again(lines), nil))
+		}
+		for i := 0; i+1 < len(r.swaps); i += 2 {
+			f.Add(bytes.ReplaceAll(b, []byte(r.swaps[i]), []byte(r.swaps[i+1])))
+		}
 		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
 	}
 	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--copilot-jsonl", audit.FormatCopilot, in) })
+	for _, b := range r.extra {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, r.flag, r.format, in) })
 }
 
 // fzRowSeeds are the real captures of one version of a harness's folder
@@ -120,22 +134,12 @@ func fzSeeds(tb testing.TB, pattern, script, ext string) [][]byte {
 
 // FuzzAuditOpenCode is FuzzAuditGemini for --opencode-jsonl (SPEC §13).
 func FuzzAuditOpenCode(f *testing.F) {
-	seeds := fzRowSeeds(f, "opencode", "1.18.33")
-	vocab := fzRowVocabulary(audit.FormatOpenCode, seeds)
-	for _, b := range seeds {
-		f.Add(b)
-		if clitest.Race {
-			continue // the seed run under the race detector: the seeds alone
-		}
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		f.Add(bytes.Join(lines[:len(lines)/2], nil)) // cut short
-		f.Add(bytes.ReplaceAll(b, []byte(`"stop"`), []byte(`"MARKERreason1"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"completed"`), []byte(`"running"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`"bash"`), []byte(`"invalid"`)))
-		f.Add(bytes.ReplaceAll(b, []byte(`":"`), []byte(`":"MARKERq1w2e3r4`))) // a marker in every string
-	}
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, in []byte) { fuzzAuditInput(t, vocab, "--opencode-jsonl", audit.FormatOpenCode, in) })
+	rowFuzz{flag: "--opencode-jsonl", format: audit.FormatOpenCode, seeds: fzRowSeeds(f, "opencode", "1.18.33"),
+		swaps: []string{
+			`"stop"`, `"MARKERreason1"`,
+			`"completed"`, `"running"`,
+			`"bash"`, `"invalid"`,
+		}}.run(f)
 }
 
 // FuzzAuditOpenCodeExport is FuzzAuditGemini for --opencode-export (SPEC
