@@ -99,12 +99,15 @@ func deref[T any](p *T) any {
 	return *p
 }
 
-// TestExportPartsLocatedOrWalked: the OpenCode export reader takes a
-// message's parts as the document's checker located them, or walks them
-// where it located none (more than it locates). Each real export with
-// benign step-start parts put before every message's own, 200 (located)
-// or 300 (walked), concludes what it concludes without them.
-func TestExportPartsLocatedOrWalked(t *testing.T) {
+// TestExportParts: the OpenCode export reader takes a message's parts as
+// the document's checker located them, or walks them where it located
+// none (more than it locates), and its Locate.Reads names every member of
+// a part it reads. Each real export concludes the same with benign
+// step-start parts before every message's own, 200 (located) or 300
+// (walked), as without; and with 20 unknown members before and after
+// every part's own, which puts those past the first 16 of the part, where
+// only the names Reads accepts are located, as with one.
+func TestExportParts(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/opencode/real/*/*.export.json")
 	if len(files) < 10 {
 		t.Fatalf("%d exports, want the real ones", len(files))
@@ -114,38 +117,16 @@ func TestExportPartsLocatedOrWalked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		read := func(n int) string {
-			return outcomeOf(ReadOpenCodeExport(bytes.NewReader(paddedExport(t, b, n, 0)), audit.DefaultRules(false)))
+		read := func(parts, members int) string {
+			return outcomeOf(ReadOpenCodeExport(bytes.NewReader(paddedExport(t, b, parts, members)), audit.DefaultRules(false)))
 		}
-		want := read(0)
-		for _, n := range []int{200, 300} {
-			if got := read(n); got != want {
-				t.Errorf("%s with %d parts before each message's:\n%s\nwant:\n%s", path, n, got, want)
+		for _, tc := range []struct{ parts, members, wantParts, wantMembers int }{
+			{200, 0, 0, 0}, {300, 0, 0, 0}, {0, 20, 0, 1},
+		} {
+			if got, want := read(tc.parts, tc.members), read(tc.wantParts, tc.wantMembers); got != want {
+				t.Errorf("%s with %d parts before each message's and %d members around each part's:\n%s\nwant (%d and %d):\n%s",
+					path, tc.parts, tc.members, got, tc.wantParts, tc.wantMembers, want)
 			}
-		}
-	}
-}
-
-// TestExportReadsCoversParts: the export's Locate.Reads names every
-// member of a part its reader reads. Each real export with 20 unknown
-// members before and after every part's own, which puts those past the
-// first 16 of the part, where only the names Reads accepts are located,
-// concludes what it concludes with one before and after.
-func TestExportReadsCoversParts(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/opencode/real/*/*.export.json")
-	if len(files) < 10 {
-		t.Fatalf("%d exports, want the real ones", len(files))
-	}
-	for _, path := range files {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		read := func(n int) string {
-			return outcomeOf(ReadOpenCodeExport(bytes.NewReader(paddedExport(t, b, 0, n)), audit.DefaultRules(false)))
-		}
-		if got, want := read(20), read(1); got != want {
-			t.Errorf("%s with 20 unknown members around each part's:\n%s\nwant (1 around):\n%s", path, got, want)
 		}
 	}
 }
