@@ -26,15 +26,17 @@
 // Lines (lines.go) finds record boundaries: newlines, nothing else; a
 // record's bytes are handed on unparsed. Prefetch's framing (frame.go)
 // finds the same boundaries, with the same verdicts, in the buffers it
-// reads into, and guards a read at a time rather than a line at a time. Document (document.go) finds a
-// value's extent instead, from quotes, backslashes and brackets alone
+// reads into, and guards a read at a time rather than a line at a time.
+// Document (document.go) finds a value's extent instead, from quotes, backslashes and brackets alone
 // (closingQuote, the structural table); it trusts nothing of what it
 // spans, and hands each value to the Checker before returning it.
 // Prefetch runs Lines and a Checker on goroutines of their own.
 //
 // The Checker (json.go) is the one validating parser: well-formedness,
 // nesting, repeated names, and the Located spans of the members its
-// caller asked for (Locate). Nothing else decides whether bytes are JSON.
+// caller asked for (Locate), and of an array's elements and their members
+// (up to 256 of them: ElementsCut). Nothing else decides whether bytes
+// are JSON.
 //
 // The readers of value.go (Members, Elements, TypeOf, Unquote, skipValue)
 // and AppendCanonical (canonical_hash.go) read only values a Checker has
