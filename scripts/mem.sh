@@ -33,6 +33,12 @@
 #   claude-msg2m    that record's message object
 #   traj-top2m      the top level of a trajectory
 #   traj-payload2m  a trajectory event's tool_invocation payload
+#
+# and two Claude Code assistant records whose message content array fills
+# about 16 MiB, past the 256 elements a checker locates:
+#
+#   claude-elems    about 8,380,000 elements, each the number 1
+#   claude-blocks   about 620,000 text blocks, {"type":"text","text":""}
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -176,6 +182,23 @@ gen() {
       printf '},%s}\n%s\n' "$crest" "$cresult"
     } > "$dir/claude-msg2m.jsonl"
   fi
+  local cpre=${cmsg%%\"content\":*}
+  local cpost=${cmsg#*\"content\":\[*\]}
+  if [ ! -s "$dir/claude-elems.jsonl" ]; then
+    {
+      printf '%s\n{"type":"assistant",%s"content":[1' "$cinit" "$cpre"
+      rep $(( (budget - 1024) / 2 )) ',1'
+      printf ']%s},%s}\n%s\n' "$cpost" "$crest" "$cresult"
+    } > "$dir/claude-elems.jsonl"
+  fi
+  if [ ! -s "$dir/claude-blocks.jsonl" ]; then
+    local block='{"type":"text","text":""}'
+    {
+      printf '%s\n{"type":"assistant",%s"content":[%s' "$cinit" "$cpre" "$block"
+      rep $(( (budget - 1024) / (${#block} + 1) )) ",$block"
+      printf ']%s},%s}\n%s\n' "$cpost" "$crest" "$cresult"
+    } > "$dir/claude-blocks.jsonl"
+  fi
   if [ ! -s "$dir/traj-top2m.json" ]; then
     {
       printf '%s' "$thead"
@@ -210,7 +233,7 @@ rss() {
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 inputs=${MEM_ONLY:-"string escaped nested nestobj members inflight traj-top traj-event max
-  codex-top2m codex-args2m claude-top2m claude-msg2m traj-top2m traj-payload2m"}
+  codex-top2m codex-args2m claude-top2m claude-msg2m claude-elems claude-blocks traj-top2m traj-payload2m"}
 printf '%-11s %9s  %-24s %9s %10s %6s %9s %10s\n' input bytes binary wall_s rss_KiB exit jq_s jq_rss_KiB
 for name in $inputs; do
   case $name in
