@@ -78,6 +78,14 @@ func fuzzClaudeDialect(f *testing.F, seeds [][]byte, d claudeDialect) {
 		for _, capture := range []bool{false, true} {
 			engine := audit.NewEngine(audit.DefaultRules(capture))
 			fed := feedLines(t, places, in, engine, d.front(engine), d.checker())
+			if !capture {
+				// A message's content blocks walked, as the reader does
+				// where the checker located none of them: the same.
+				engine := audit.NewEngine(audit.DefaultRules(false))
+				if walked := feedLines(t, places, in, engine, walkBlocks{d.front(engine)}, d.checker()); walked != fed {
+					t.Fatalf("blocks located: %s\nblocks walked:  %s", fed, walked)
+				}
+			}
 
 			// On one goroutine (a sized reader) and with the prefetch (a
 			// plain one): both give what the loop above gave.
@@ -119,6 +127,17 @@ func fuzzClaudeDialect(f *testing.F, seeds [][]byte, d claudeDialect) {
 			}
 		}
 	})
+}
+
+// walkBlocks is a Claude Code reader given verdicts without the content
+// blocks the checker located, as for an array longer than it locates
+// (ElementsCut): it walks them.
+type walkBlocks struct{ *normalize.Claude }
+
+func (w walkBlocks) Checked(line []byte, n int, v stream.Verdict) error {
+	v.ElementsCut = len(v.Elements) > 0
+	v.Elements, v.ElementMembers = nil, nil
+	return w.Claude.Checked(line, n, v)
 }
 
 // frontEnd is a JSONL front end as the fuzz targets feed it.
