@@ -110,8 +110,10 @@ func (g *Gemini) Checked(line []byte, n int, v stream.Verdict) error {
 	}
 	var typ []byte
 	for i := range v.Root {
+		// The checker let no name come twice: the first type is the one.
 		if name, value := v.Root[i].In(line); string(name) == "type" {
 			typ = value
+			break
 		}
 	}
 	if stream.TypeOf(typ) != stream.String {
