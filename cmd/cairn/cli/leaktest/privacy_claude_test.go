@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/cairn-audit/cairn/audit"
 	"github.com/cairn-audit/cairn/cmd/cairn/cli/clitest"
 )
@@ -73,6 +75,30 @@ func privCaptures(t *testing.T, pattern string) []privInput {
 			t.Fatal(err)
 		}
 		inputs = append(inputs, privInput{filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p), b})
+	}
+	return inputs
+}
+
+// privScripts are the files of the testdata/script archives that pattern
+// matches (one at least), named script/ARCHIVE/FILE, but those skip
+// refuses (nil refuses none).
+func privScripts(t *testing.T, pattern string, skip func(name string, data []byte) bool) []privInput {
+	t.Helper()
+	archives, _ := filepath.Glob("../../../../testdata/script/" + pattern)
+	if len(archives) == 0 {
+		t.Fatalf("no archives %s", pattern)
+	}
+	var inputs []privInput
+	for _, path := range archives {
+		a, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if skip == nil || !skip(f.Name, f.Data) {
+				inputs = append(inputs, privInput{"script/" + filepath.Base(path) + "/" + f.Name, f.Data})
+			}
+		}
 	}
 	return inputs
 }

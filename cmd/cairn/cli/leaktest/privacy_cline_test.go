@@ -4,11 +4,8 @@ package leaktest
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -24,26 +21,10 @@ import (
 // that an end still names its start and a sub-agent its parent.
 func TestPrivacyClineNoInputContent(t *testing.T) {
 	t.Parallel()
-	var inputs []privInput
-	if m, _ := filepath.Glob("../../../../testdata/cline/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../../testdata/cline/real/*/*.jsonl")
-	}
-	scripts, _ := filepath.Glob("../../../../testdata/script/cline_*.txtar")
-	if len(scripts) == 0 {
-		t.Fatal("no cline_*.txtar scripts")
-	}
-	for _, s := range scripts {
-		a, err := txtar.ParseFile(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if f.Name == "empty-call-id.jsonl" {
-				continue // an empty id renamed is no longer empty
-			}
-			inputs = append(inputs, privInput{"script/" + filepath.Base(s) + "/" + f.Name, f.Data})
-		}
-	}
+	inputs := privCaptures(t, "../../../../testdata/cline/real/*/*.jsonl")
+	inputs = append(inputs, privScripts(t, "cline_*.txtar", func(name string, _ []byte) bool {
+		return name == "empty-call-id.jsonl" // an empty id renamed is no longer empty
+	})...)
 	privacyStreams(t, audit.FormatCline, inputs, (*pcGen).clineRecord, rand.New(rand.NewPCG(0x636c696e, 0x636e7279)))
 }
 

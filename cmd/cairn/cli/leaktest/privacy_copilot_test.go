@@ -4,11 +4,8 @@ package leaktest
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -26,24 +23,11 @@ import (
 // semantics keeps the verdict.
 func TestPrivacyCopilotNoInputContent(t *testing.T) {
 	t.Parallel()
-	var inputs []privInput
-	if m, _ := filepath.Glob("../../../../testdata/copilot/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../../testdata/copilot/real/*/*.jsonl")
-	}
-	for _, script := range []string{"copilot_stream.txtar", "copilot_catalog.txtar"} {
-		a, err := txtar.ParseFile("../../../../testdata/script/" + script)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			switch f.Name {
-			case "no-type.jsonl", "no-data.jsonl", "empty-id.jsonl":
-				// Not records the rewrite can keep the shape of.
-			default:
-				inputs = append(inputs, privInput{"script/" + f.Name, f.Data})
-			}
-		}
-	}
+	inputs := privCaptures(t, "../../../../testdata/copilot/real/*/*.jsonl")
+	inputs = append(inputs, privScripts(t, "copilot_*.txtar", func(name string, _ []byte) bool {
+		// Not records the rewrite can keep the shape of.
+		return name == "no-type.jsonl" || name == "no-data.jsonl" || name == "empty-id.jsonl"
+	})...)
 	privacyStreams(t, audit.FormatCopilot, inputs, (*pcGen).copilotRecord, rand.New(rand.NewPCG(0x636f70, 0x636e7279)))
 }
 

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/cairn-audit/cairn/audit"
 )
 
@@ -34,18 +32,10 @@ func TestPrivacyGeminiNoInputContent(t *testing.T) {
 			inputs = append(inputs, in)
 		}
 	}
-	a, err := txtar.ParseFile("../../../../testdata/script/gemini_stream.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range a.Files {
-		switch f.Name {
-		case "json-output.jsonl", "no-params.jsonl", "empty-id.jsonl":
-			// Not records the rewrite can keep the shape of.
-		default:
-			inputs = append(inputs, privInput{"script/" + f.Name, f.Data})
-		}
-	}
+	inputs = append(inputs, privScripts(t, "gemini_stream.txtar", func(name string, _ []byte) bool {
+		// Not records the rewrite can keep the shape of.
+		return name == "json-output.jsonl" || name == "no-params.jsonl" || name == "empty-id.jsonl"
+	})...)
 	privacyStreams(t, audit.FormatGemini, inputs, (*pcGen).geminiRecord, rand.New(rand.NewPCG(0x67656d, 0x636e7279)))
 }
 

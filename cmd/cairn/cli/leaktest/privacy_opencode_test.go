@@ -6,11 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -23,17 +20,7 @@ import (
 // call ids renamed consistently.
 func TestPrivacyOpenCodeNoInputContent(t *testing.T) {
 	t.Parallel()
-	var inputs []privInput
-	if m, _ := filepath.Glob("../../../../testdata/opencode/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../../testdata/opencode/real/*/*.jsonl")
-	}
-	a, err := txtar.ParseFile("../../../../testdata/script/opencode_stream.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range a.Files {
-		inputs = append(inputs, privInput{"script/" + f.Name, f.Data})
-	}
+	inputs := append(privCaptures(t, "../../../../testdata/opencode/real/*/*.jsonl"), privScripts(t, "opencode_stream.txtar", nil)...)
 	privacyStreams(t, audit.FormatOpenCode, inputs, (*pcGen).openCodeRecord, rand.New(rand.NewPCG(0x6f63, 0x636e7279)))
 }
 
@@ -46,15 +33,9 @@ func TestPrivacyOpenCodeNoInputContent(t *testing.T) {
 func TestPrivacyOpenCodeExportNoInputContent(t *testing.T) {
 	t.Parallel()
 	inputs := privCaptures(t, "../../../../testdata/opencode/real/*/*.export.json")
-	a, err := txtar.ParseFile("../../../../testdata/script/opencode_export.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range a.Files {
-		if strings.HasSuffix(f.Name, ".json") && json.Valid(f.Data) && bytes.HasPrefix(bytes.TrimSpace(f.Data), []byte("{")) {
-			inputs = append(inputs, privInput{"script/" + f.Name, f.Data})
-		}
-	}
+	inputs = append(inputs, privScripts(t, "opencode_export.txtar", func(name string, data []byte) bool {
+		return !strings.HasSuffix(name, ".json") || !json.Valid(data) || !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
+	})...)
 	privacyStreams(t, audit.FormatOpenCodeEx, inputs, (*pcGen).openCodeExport, rand.New(rand.NewPCG(0x6f78, 0x636e7279)))
 }
 

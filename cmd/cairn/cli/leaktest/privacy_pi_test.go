@@ -4,10 +4,7 @@ package leaktest
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -23,17 +20,7 @@ import (
 // toolCall.
 func TestPrivacyPiNoInputContent(t *testing.T) {
 	t.Parallel()
-	var inputs []privInput
-	if m, _ := filepath.Glob("../../../../testdata/pi/real/*/*.jsonl"); len(m) > 0 {
-		inputs = privCaptures(t, "../../../../testdata/pi/real/*/*.jsonl")
-	}
-	a, err := txtar.ParseFile("../../../../testdata/script/pi_stream.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range a.Files {
-		inputs = append(inputs, privInput{"script/" + f.Name, f.Data})
-	}
+	inputs := append(privCaptures(t, "../../../../testdata/pi/real/*/*.jsonl"), privScripts(t, "pi_stream.txtar", nil)...)
 	privacyStreams(t, audit.FormatPi, inputs, (*pcGen).piRecord, rand.New(rand.NewPCG(0x7069, 0x636e7279)))
 }
 

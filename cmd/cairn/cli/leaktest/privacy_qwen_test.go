@@ -4,11 +4,8 @@ package leaktest
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/cairn-audit/cairn/audit"
 )
@@ -29,18 +26,9 @@ import (
 func TestPrivacyQwenNoInputContent(t *testing.T) {
 	t.Parallel()
 	inputs := privCaptures(t, "../../../../testdata/qwen/real/*/*.jsonl")
-	scripts, _ := filepath.Glob("../../../../testdata/script/qwen_*.txtar")
-	for _, s := range scripts {
-		a, err := txtar.ParseFile(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if strings.HasSuffix(f.Name, ".jsonl") {
-				inputs = append(inputs, privInput{"script/" + filepath.Base(s) + "/" + f.Name, f.Data})
-			}
-		}
-	}
+	inputs = append(inputs, privScripts(t, "qwen_*.txtar", func(name string, _ []byte) bool {
+		return !strings.HasSuffix(name, ".jsonl")
+	})...)
 	privacyStreams(t, audit.FormatQwen, inputs, (*pcGen).qwenRecord, rand.New(rand.NewPCG(0x717765, 0x636e7279)))
 }
 
