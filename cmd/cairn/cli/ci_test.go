@@ -191,6 +191,20 @@ func (in ciInput) parsed(t *testing.T) ciReport {
 	return r
 }
 
+// ciTally counts the inputs' reports by status, and gives the worst
+// status of them.
+func ciTally(t *testing.T, ins []ciInput) (statuses map[string]int, worst audit.Status) {
+	statuses, worst = map[string]int{}, audit.StatusPass
+	for _, in := range ins {
+		rep := in.parsed(t)
+		statuses[rep.Status]++
+		if st := audit.Status(rep.Status); st.Precedence() > worst.Precedence() {
+			worst = st
+		}
+	}
+	return statuses, worst
+}
+
 var ciCheckNames = []string{"evidence_complete", "memory_first", "retrieval_result", "direct_write_boundary"}
 
 // TestCheckNames holds the names of audit.Check, where every renderer
@@ -330,10 +344,9 @@ func validateSARIF(t *testing.T, schema *jsonschema.Schema, name string, doc []b
 		where  *string
 	}
 	var wants []want
-	statuses := map[string]int{}
+	statuses, _ := ciTally(t, ins)
 	for i, in := range ins {
 		rep := in.parsed(t)
-		statuses[rep.Status]++
 		if rep.Error != nil {
 			wants = append(wants, want{rep.Error.Code, i + 1, rep.Error.Record, rep.Error.Where})
 			continue
@@ -537,14 +550,9 @@ var (
 func validateGitHub(t *testing.T, name string, out, summary []byte, ins []ciInput) error {
 	t.Helper()
 	var want []string
-	statuses := map[string]int{}
-	worst := audit.StatusPass
+	statuses, worst := ciTally(t, ins)
 	for i, in := range ins {
 		rep := in.parsed(t)
-		statuses[rep.Status]++
-		if st := audit.Status(rep.Status); st.Precedence() > worst.Precedence() {
-			worst = st
-		}
 		if rep.Error != nil {
 			want = append(want, fmt.Sprintf("error %d invalid input%%3A %s", i+1, rep.Error.Code))
 			continue
@@ -655,14 +663,9 @@ func validateText(t *testing.T, name string, doc []byte, ins []ciInput, batch bo
 	if len(lines) != len(ins)+1 {
 		return fmt.Errorf("%s: %d lines, want one per input and the totals:\n%s", name, len(lines), doc)
 	}
-	statuses := map[string]int{}
-	worst := audit.StatusPass
+	statuses, worst := ciTally(t, ins)
 	for i, in := range ins {
 		rep := in.parsed(t)
-		statuses[rep.Status]++
-		if st := audit.Status(rep.Status); st.Precedence() > worst.Precedence() {
-			worst = st
-		}
 		var codes []string
 		if rep.Error != nil {
 			codes = append(codes, rep.Error.Code)
