@@ -158,33 +158,8 @@ func ciMissing(ins []ciInput) []string {
 	return missing
 }
 
-// ciReport is what the CI tests read of a JSON report.
-type ciReport struct {
-	Status   string `json:"status"`
-	ExitCode int    `json:"exit_code"`
-	Input    struct {
-		Format string  `json:"format"`
-		SHA256 *string `json:"sha256"`
-	} `json:"input"`
-	Checks *map[string]struct {
-		State string   `json:"state"`
-		Codes []string `json:"codes"`
-	} `json:"checks"`
-	Findings []struct {
-		Code   string  `json:"code"`
-		Record *int    `json:"record"`
-		Where  *string `json:"where"`
-	} `json:"findings"`
-	Error *struct {
-		Code   string  `json:"code"`
-		Record *int    `json:"record"`
-		Where  *string `json:"where"`
-	} `json:"error"`
-	Limitations []string `json:"limitations"`
-}
-
-func (in ciInput) parsed(t *testing.T) ciReport {
-	var r ciReport
+func (in ciInput) parsed(t *testing.T) clitest.Report {
+	var r clitest.Report
 	if err := json.Unmarshal(in.report, &r); err != nil {
 		t.Fatalf("%s: %v", in.name, err)
 	}
