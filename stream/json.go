@@ -268,21 +268,19 @@ func (c *Checker) array(i, depth int, locate bool) (int, audit.Code) {
 	for {
 		var end int
 		var code audit.Code
+		m := len(c.ElementMembers) // where this element's members go
 		if locate && uint(i) < uint(len(b)) && b[i] == '{' {
-			m := len(c.ElementMembers)
 			end, code = c.object(i, depth+1, atElement)
-			if code == 0 {
-				c.Elements = append(c.Elements, Span{NameStart: int32(m), NameEnd: int32(len(c.ElementMembers)), ValueStart: int32(i), ValueEnd: int32(end)})
-			}
 		} else {
 			end, code = c.value(i, depth)
-			if code == 0 && locate {
-				n := int32(len(c.ElementMembers))
-				c.Elements = append(c.Elements, Span{NameStart: n, NameEnd: n, ValueStart: int32(i), ValueEnd: int32(end)})
-			}
 		}
 		if code != 0 {
 			return 0, code
+		}
+		if locate {
+			// In place of a name, where its members are (none but for an
+			// object).
+			c.Elements = append(c.Elements, Span{NameStart: int32(m), NameEnd: int32(len(c.ElementMembers)), ValueStart: int32(i), ValueEnd: int32(end)})
 		}
 		if locate && len(c.Elements)-elements > maxElements {
 			// Too many to locate: none is (Located.ElementsCut).
