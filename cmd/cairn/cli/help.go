@@ -105,19 +105,24 @@ func inputHelp(f protocol.Format) string {
 }
 
 // fillHelp puts the help texts into the grammar whose root is root, with
-// their variables expanded. A place without a text keeps what kong gave
+// their variables expanded (a name that is none is left as it is:
+// TestHelpTexts refuses it). A place without a text keeps what kong gave
 // it (kong's own --help flag has its own); TestHelpTexts holds the table
 // to the grammar.
 func fillHelp(root *kong.Node) {
 	texts := helpTexts()
-	vars := grammarVars()
+	var pairs []string // ${name} and its value, for every variable
+	for name, value := range grammarVars() {
+		pairs = append(pairs, "${"+name+"}", value)
+	}
+	expand := strings.NewReplacer(pairs...)
 	inputs := map[string]string{}
 	for _, f := range protocol.Formats() {
 		inputs["eval protocol --"+f.Name] = inputHelp(f)
 	}
 	set := func(dst *string, place string) {
 		if t, ok := texts[place]; ok {
-			*dst = expandVars(t, vars)
+			*dst = expand.Replace(t)
 		} else if t, ok := inputs[place]; ok {
 			*dst = t
 		}
@@ -136,26 +141,6 @@ func fillHelp(root *kong.Node) {
 		}
 	}
 	walk(root, "")
-}
-
-// expandVars replaces each ${name} in s by its variable.
-func expandVars(s string, vars kong.Vars) string {
-	var b strings.Builder
-	for {
-		before, rest, ok := strings.Cut(s, "${")
-		if !ok {
-			break
-		}
-		name, after, _ := strings.Cut(rest, "}")
-		b.WriteString(before)
-		b.WriteString(vars[name])
-		s = after
-	}
-	if b.Len() == 0 {
-		return s
-	}
-	b.WriteString(s)
-	return b.String()
 }
 
 // printHelp is kong's help printer, with the help texts filled in first.
